@@ -1,0 +1,51 @@
+"""Shared fixtures for the course's test suite (run by `make test`)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HOME = Path(__file__).resolve().parent.parent
+KERNEL_NAME = "unpinned"
+_MEASUREMENTS: list[str] = []
+
+
+def report(line: str) -> None:
+    """A measurement worth seeing in the test output (speed targets are shown, not asserted on timing)."""
+    _MEASUREMENTS.append(line)
+    print(line)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _MEASUREMENTS:
+        terminalreporter.section("measurements (quick profile unless UNPINNED_PROFILE says otherwise)")
+        for line in _MEASUREMENTS:
+            terminalreporter.write_line(line)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def results_dir(tmp_path_factory) -> Path:
+    """Every run of the suite records into a fresh folder, never into results/ or data/."""
+    path = tmp_path_factory.mktemp("results")
+    os.environ["UNPINNED_RESULTS"] = str(path)
+    os.environ.setdefault("UNPINNED_PROFILE", "quick")
+    return path
+
+
+def jbang(*args: str, timeout: float = 600, cwd: Path = HOME) -> subprocess.CompletedProcess:
+    """Runs the course's JBang wrapper; output is kept for the assertion message."""
+    return subprocess.run(["bash", str(HOME / "tools" / "jbang"), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def catalog() -> dict:
+    return json.loads((HOME / "jbang-catalog.json").read_text())["aliases"]
+
+
+def latest_result(results: Path, experiment: str) -> dict:
+    files = sorted((results / experiment).glob("*.json"))
+    assert files, f"no result recorded for '{experiment}' in {results}"
+    return json.loads(files[-1].read_text())
