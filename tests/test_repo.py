@@ -83,3 +83,9 @@ def test_seed_figures_parse_and_name_their_source():
 
 def test_catalog_parses():
     json.loads((HOME / "jbang-catalog.json").read_text())
+
+
+def test_navigation_cells_are_current():
+    import subprocess, sys
+    run = subprocess.run([sys.executable, str(HOME / "tools" / "course.py"), "nav", "--check"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr

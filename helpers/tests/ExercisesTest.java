@@ -1,0 +1,56 @@
+package unpinned;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class ExercisesTest {
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    private final PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+    private String printed() {
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void rightAnswerWithinTolerance() {
+        assertTrue(Exercises.check(out, "little", 1960, 2000, 0.05, "L = lambda W"));
+        assertTrue(printed().contains("little: right"), printed());
+        assertEquals(1, printed().lines().count());
+    }
+
+    @Test
+    void wrongAnswerShowsHintNotAnswer() {
+        assertFalse(Exercises.check(out, "makespan", 4321, 5000, 0.05, "count the rounds of 200"));
+        String line = printed();
+        assertTrue(line.contains("makespan: not yet"), line);
+        assertTrue(line.contains("count the rounds of 200"), line);
+        assertFalse(line.contains("5000") || line.contains("5,000") || line.contains("5.00000e+03"), line);
+        assertEquals(1, line.lines().count());
+    }
+
+    @Test
+    void toleranceEdges() {
+        assertTrue(Exercises.check(out, "edge", 105, 100, 0.05, "h"));
+        assertFalse(Exercises.check(out, "edge", 105.01, 100, 0.05, "h"));
+        assertFalse(Exercises.check(out, "neg", 100, -100, 0.05, "sign"));
+        assertTrue(Exercises.check(out, "zero", 0.01, 0, 0.05, "absolute around 0"));
+        assertFalse(Exercises.check(out, "zero", 0.06, 0, 0.05, "absolute around 0"));
+        assertFalse(Exercises.check(out, "nan", Double.NaN, 1, 0.5, "h"));
+        assertTrue(printed().contains("not a finite number"), printed());
+    }
+
+    @Test
+    void badArgumentsSayWhatIsAllowed() {
+        BoundsTest.assertMessage("relTolerance must be between 0 and 1", () -> Exercises.check(out, "x", 1, 1, -0.1, "h"));
+        BoundsTest.assertMessage("relTolerance must be between 0 and 1", () -> Exercises.check(out, "x", 1, 1, Double.NaN, "h"));
+        BoundsTest.assertMessage("expected must be a finite number", () -> Exercises.check(out, "x", 1, Double.NaN, 0.1, "h"));
+        BoundsTest.assertMessage("name must be a non-blank string", () -> Exercises.check(out, " ", 1, 1, 0.1, "h"));
+        assertEquals("", printed());
+    }
+}

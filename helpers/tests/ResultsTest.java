@@ -1,0 +1,104 @@
+package unpinned;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.gson.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ResultsTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void savesOneFilePerRunWithMachineAndData() {
+        List<Comparison> rows = List.of(new Comparison("virtual", 1950, 2000, Double.NaN));
+        Path file = Results.save(tmp, "sleep-vs-pool", rows);
+        assertEquals(tmp.resolve("sleep-vs-pool"), file.getParent());
+        assertTrue(file.getFileName().toString().matches("\\d{8}-\\d{6}-\\d{3}-" + Profile.current().id() + "\\.json"), file.toString());
+
+        JsonObject doc = Results.read(file);
+        assertEquals(List.of("experiment", "machine", "data"), List.copyOf(doc.keySet()));
+        assertEquals("sleep-vs-pool", doc.get("experiment").getAsString());
+        JsonObject machine = doc.getAsJsonObject("machine");
+        assertEquals(Runtime.version().toString(), machine.get("jdk").getAsString());
+        assertEquals(Runtime.getRuntime().availableProcessors(), machine.get("cores").getAsInt());
+        assertEquals(Profile.current().id(), machine.get("profile").getAsString());
+        JsonObject row = doc.getAsJsonArray("data").get(0).getAsJsonObject();
+        assertEquals("virtual", row.get("label").getAsString());
+        assertEquals(1950.0, row.get("measured").getAsDouble());
+        assertTrue(Double.isNaN(row.get("published").getAsDouble()));
+    }
+
+    @Test
+    void latestIsTheNewestOfSeveralQuickSaves() throws Exception {
+        assertEquals(Optional.empty(), Results.latest(tmp, "burst"));
+        Path first = Results.save(tmp, "burst", List.of(1));
+        Path second = Results.save(tmp, "burst", List.of(2));
+        Path third = Results.save(tmp, "burst", List.of(3));
+        assertNotEquals(first, second);
+        assertNotEquals(second, third);
+        assertEquals(Optional.of(third), Results.latest(tmp, "burst"));
+        assertEquals(3, Results.read(third).getAsJsonArray("data").get(0).getAsInt());
+        try (Stream<Path> files = Files.list(tmp.resolve("burst"))) {
+            assertEquals(3, files.count());
+        }
+        assertEquals(Optional.empty(), Results.latest(tmp, "other"));
+    }
+
+    @Test
+    void refusesTheReferenceDataFolder() throws Exception {
+        Path home = Files.createDirectories(tmp.resolve("course"));
+        Path data = Files.createDirectories(home.resolve("data"));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Results.save(data, Optional.of(home), "x", List.of(1)));
+        assertTrue(e.getMessage().contains("reference data") && e.getMessage().contains("UNPINNED_RESULTS"), e.getMessage());
+        // An experiment called "data" right under home would land in data/ too.
+        assertThrows(IllegalStateException.class, () -> Results.save(home, Optional.of(home), "data", List.of(1)));
+        // So would a path that only gets there through "..".
+        assertThrows(IllegalStateException.class,
+                () -> Results.save(home.resolve("results/../data/sub"), Optional.of(home), "x", List.of(1)));
+        // Or through a symbolic link.
+        Path link = Files.createSymbolicLink(tmp.resolve("sneaky"), data);
+        assertThrows(IllegalStateException.class, () -> Results.save(link, Optional.of(home), "x", List.of(1)));
+        try (Stream<Path> inData = Files.list(data)) {
+            assertEquals(0, inData.count(), "nothing may be written into data/");
+        }
+        // Next to data/ is fine.
+        Path ok = Results.save(home.resolve("results"), Optional.of(home), "x", List.of(1));
+        assertTrue(Files.isRegularFile(ok));
+    }
+
+    @Test
+    void dirComesFromEnvElseHome() {
+        assertEquals(tmp.resolve("results"), Results.dir(null, () -> tmp));
+        assertEquals(tmp.resolve("results"), Results.dir(" ", () -> tmp));
+        assertEquals(tmp.resolve("elsewhere"), Results.dir(tmp.resolve("elsewhere").toString(), () -> {
+            throw new AssertionError("home is not needed when the env is set");
+        }));
+    }
+
+    @Test
+    void badInputsSayWhatIsAllowed() throws Exception {
+        for (String bad : new String[] {"Sleep", "sleep test", "", "../x", "a/b", "x.json"}) {
+            BoundsTest.assertMessage("experiment must match [a-z0-9-]+", () -> Results.save(tmp, bad, List.of()));
+        }
+        BoundsTest.assertMessage("experiment must match [a-z0-9-]+", () -> Results.latest(tmp, null));
+        BoundsTest.assertMessage("data must not be null", () -> Results.save(tmp, "x", null));
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertEquals(0, files.count(), "a refused save writes nothing");
+        }
+        Path notResults = Files.writeString(tmp.resolve("other.json"), "[1, 2]");
+        BoundsTest.assertMessage("is not a results file", () -> Results.read(notResults));
+        assertFalse(Files.exists(tmp.resolve("x")));
+    }
+}
