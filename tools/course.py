@@ -211,10 +211,16 @@ def jbang_version() -> str:
 
 def helpers_classpath() -> str:
     """Compiles the shared helpers with JBang and returns their classpath (jar + pinned dependencies)."""
-    out = subprocess.run(jbang_cmd() + ["info", "classpath", str(HOME / "helpers" / "Kernel.java")],
-                         capture_output=True, text=True, timeout=900)
-    if out.returncode != 0 or not out.stdout.strip():
-        raise SetupError("could not build the shared helpers (helpers/Kernel.java):\n" + out.stderr[-4000:])
+    kernel = str(HOME / "helpers" / "Kernel.java")
+    # `info classpath` names the jar without building it: build first (a no-op when nothing changed).
+    for args in (["build", kernel], ["info", "classpath", kernel]):
+        out = subprocess.run(jbang_cmd() + args, capture_output=True, text=True, timeout=900)
+        if out.returncode != 0:
+            raise SetupError("could not build the shared helpers (helpers/Kernel.java):\n"
+                             + (out.stdout + out.stderr)[-4000:])
+    jar = out.stdout.strip().splitlines()[-1].split(os.pathsep)[0] if out.stdout.strip() else ""
+    if not os.path.isfile(jar):
+        raise SetupError(f"JBang built the helpers but their jar is missing ({jar or 'no classpath printed'})")
     return out.stdout.strip().splitlines()[-1]
 
 
