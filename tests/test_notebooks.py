@@ -75,9 +75,9 @@ def test_01_io_bound_respects_the_sleep_bound(chapter_01_ran):
     assert pool8["boundMs"] == math.ceil(500 / 8) * 50 == 3150
     assert vt["measuredMs"] <= 1.5 * vt["boundMs"], f"virtual threads far above the 50 ms bound: {vt}"
     assert vt["measuredMs"] < pool200["measuredMs"] < pool8["measuredMs"]
-    report(f"01 scenario A, virtual threads: {vt['measured_ms']:.1f} ms = {vt['measured_ms'] / 50:.3f} x the 50 ms"
-           f" bound (target <= 1.10); pool 200: {pool200['measured_ms'] / pool200['bound_ms']:.3f} x 150 ms;"
-           f" pool 8: {pool8['measured_ms'] / pool8['bound_ms']:.3f} x 3,150 ms")
+    report(f"01 scenario A, virtual threads: {vt['measuredMs']:.1f} ms = {vt['measuredMs'] / 50:.3f} x the 50 ms"
+           f" bound (target <= 1.10); pool 200: {pool200['measuredMs'] / pool200['boundMs']:.3f} x 150 ms;"
+           f" pool 8: {pool8['measuredMs'] / pool8['boundMs']:.3f} x 3,150 ms")
 
 
 def test_01_cpu_bound_gains_nothing_from_virtual_threads(chapter_01_ran):
@@ -89,7 +89,7 @@ def test_01_cpu_bound_gains_nothing_from_virtual_threads(chapter_01_ran):
     ratio = vt["measuredMs"] / pool["measuredMs"]
     assert 0.67 <= ratio <= 1.5, f"virtual vs core-sized pool should be about even on CPU work: {ratio:.2f}"
     report(f"01 scenario B (CPU): virtual / core-sized pool = {ratio:.2f}; pool at"
-           f" {pool['measured_ms'] / pool['work_bound_ms']:.2f} x the work bound")
+           f" {pool['measuredMs'] / pool['workBoundMs']:.2f} x the work bound")
 
 
 def test_01_http_follows_littles_law(chapter_01_ran):
@@ -103,6 +103,6 @@ def test_01_http_follows_littles_law(chapter_01_ran):
     assert vt["throughput"] > 3 * pool["throughput"]
     assert pool["throughput"] >= 0.5 * pool["boundThroughput"], f"pool 50 far below its bound: {pool}"
     report(f"01 seed 001 HTTP, virtual threads: {vt['throughput']:.0f} req/s = "
-           f"{vt['throughput'] / vt['bound_throughput']:.3f} x the Little's law bound of "
-           f"{vt['bound_throughput']:.0f} req/s (target >= 0.90); pool 50: "
-           f"{pool['throughput'] / pool['bound_throughput']:.3f} x {pool['bound_throughput']:.0f} req/s")
+           f"{vt['throughput'] / vt['boundThroughput']:.3f} x the Little's law bound of "
+           f"{vt['boundThroughput']:.0f} req/s (target >= 0.90); pool 50: "
+           f"{pool['throughput'] / pool['boundThroughput']:.3f} x {pool['boundThroughput']:.0f} req/s")
