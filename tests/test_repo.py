@@ -89,3 +89,15 @@ def test_navigation_cells_are_current():
     import subprocess, sys
     run = subprocess.run([sys.executable, str(HOME / "tools" / "course.py"), "nav", "--check"], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_reference_runs_carry_their_machine_and_command():
+    runs = sorted(p for p in (HOME / "data" / "reference-runs").iterdir() if p.is_dir())
+    assert runs
+    for run in runs:
+        assert "Command" in (run / "README.md").read_text(), f"{run.name}: say how it was produced"
+        for f in run.glob("*.json"):
+            record = json.loads(f.read_text())
+            for key in ("jdk", "cores", "os", "profile", "time"):
+                assert record["machine"].get(key), f"{f}: machine record lacks {key}"
+            assert record["data"], f"{f}: no measurements"
