@@ -67,3 +67,26 @@ def test_setup_again_is_idempotent_and_doctor_reports():
     assert run.returncode == 0, run.stdout + run.stderr
     for word in ("jdk", "kernel", "jbang", "cores", "profile"):
         assert word in run.stdout
+
+
+def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
+    """A stamp without the jars (e.g. set-up killed while copying) must not count as installed."""
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setenv("UNPINNED_OWN_JBANG", "1")
+    (tmp_path / "jbang" / "lib").mkdir(parents=True)
+    (tmp_path / "jbang" / ".version").write_text(course.JBANG_ENDPOINT)
+    (tmp_path / "jbang" / "lib.partial").mkdir()  # debris of the interrupted run
+    calls = []
+
+    def fake_resolve(cmd, **kwargs):
+        calls.append(cmd)
+        staging = cmd[-1]
+        os.makedirs(staging)
+        open(os.path.join(staging, "jbang-cli-0.0.jar"), "w").close()
+        return subprocess.CompletedProcess(cmd, 0)
+
+    monkeypatch.setattr(course.subprocess, "run", fake_resolve)
+    course.ensure_jbang()
+    assert len(calls) == 1 and (tmp_path / "jbang" / "lib" / "jbang-cli-0.0.jar").is_file()
+    course.ensure_jbang()
+    assert len(calls) == 1, "a complete assembly is not repeated"

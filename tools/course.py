@@ -177,7 +177,8 @@ def ensure_jbang() -> str:
         return f"installed ({found})"
     lib = STATE / "jbang" / "lib"
     stamp = STATE / "jbang" / ".version"
-    if not (stamp.is_file() and stamp.read_text() == JBANG_ENDPOINT):
+    complete = stamp.is_file() and stamp.read_text() == JBANG_ENDPOINT and any(lib.glob("jbang-cli-*.jar"))
+    if not complete:
         say(f"assembling JBang {JBANG_VERSION} from Maven Central into .course/jbang (once)")
         code = (
             "import jgo, shutil, sys, pathlib\n"
