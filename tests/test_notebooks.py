@@ -106,3 +106,33 @@ def test_01_http_follows_littles_law(chapter_01_ran):
            f"{vt['throughput'] / vt['boundThroughput']:.3f} x the Little's law bound of "
            f"{vt['boundThroughput']:.0f} req/s (target >= 0.90); pool 50: "
            f"{pool['throughput'] / pool['boundThroughput']:.3f} x {pool['boundThroughput']:.0f} req/s")
+
+
+def test_interrupting_a_benchmark_cell_kills_its_jvms_and_keeps_the_kernel():
+    import psutil
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    def snippet_jvms():
+        return [p for p in psutil.process_iter(["cmdline"]) if "S01_IoBoundExecutors" in " ".join(p.info["cmdline"] or [])]
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"),
+                nbformat.v4.new_code_cell('Jmh.run("S01_IoBoundExecutors.java", java.util.Map.of("executor", "fixed-8"), "-i", "50")'),
+                nbformat.v4.new_code_cell("1 + 1")]
+    client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
+                            resources={"metadata": {"path": str(HOME / "notebooks")}})
+    with client.setup_kernel():
+        client.execute_cell(nb.cells[0], 0)
+        client.timeout = 12  # long enough for the fork to start measuring, far shorter than the run
+        # nbclient interrupts the kernel at the timeout; JJava answers with an "interrupted" error
+        with pytest.raises((CellTimeoutError, CellExecutionError)):
+            client.execute_cell(nb.cells[1], 1)
+        errors = [o.get("evalue", "") for o in nb.cells[1].outputs if o.output_type == "error"]
+        assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"
+        deadline = time.monotonic() + 10
+        while snippet_jvms() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not snippet_jvms(), "the benchmark JVMs outlived the interrupted cell"
+        client.timeout = 60
+        client.execute_cell(nb.cells[2], 2)
+        assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the interrupt"
