@@ -101,3 +101,12 @@ def test_reference_runs_carry_their_machine_and_command():
             for key in ("jdk", "cores", "os", "profile", "time"):
                 assert record["machine"].get(key), f"{f}: machine record lacks {key}"
             assert record["data"], f"{f}: no measurements"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_cells_print_whole_lines(path):
+    """JJava sends each fragment of a printf as its own stream message, which some front ends show line by line."""
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert "System.out.printf" not in cell.source, f"{path.name}: use println(String.format(...)):\n{cell.source}"

@@ -80,8 +80,10 @@ class JmhTest {
         params.put("tasks", "16");
         params.put("executor", "virtual,fixed-8");
         List<String> cmd = Jmh.command(home, "S01_X.java", params, "-i", "1");
-        assertEquals(List.of(home.resolve("tools/jbang").toString(), "snippets/S01_X.java", "-i", "1",
-                "-p", "tasks=16", "-p", "executor=virtual,fixed-8"), cmd);
+        List<String> expected = new java.util.ArrayList<>(List.of(home.resolve("tools/jbang").toString()));
+        JmhArgs.quietUnsafe(Runtime.version().feature()).forEach(f -> expected.add("--runtime-option=" + f));
+        expected.addAll(List.of("snippets/S01_X.java", "-i", "1", "-p", "tasks=16", "-p", "executor=virtual,fixed-8"));
+        assertEquals(expected, cmd);
         assertMessage("snippet must be a file name in snippets/", () -> Jmh.command(home, "../etc/passwd", Map.of()));
         assertMessage("no snippet S09_Missing.java in", () -> Jmh.command(home, "S09_Missing.java", Map.of()));
         assertMessage("jmhArgs must not contain -rff", () -> Jmh.command(home, "S01_X.java", Map.of(), "-rff", "x.json"));

@@ -163,6 +163,8 @@ public final class Jmh {
         }
         List<String> command = new ArrayList<>();
         command.add(home.resolve("tools").resolve("jbang").toString());
+        // JBang runs the snippet's host JVM on the kernel's JDK: quiet JMH's Unsafe warning there too.
+        for (String flag : JmhArgs.quietUnsafe(Runtime.version().feature())) command.add("--runtime-option=" + flag);
         command.add("snippets/" + snippet);
         for (String a : jmhArgs == null ? new String[0] : jmhArgs) {
             if (a == null) throw new IllegalArgumentException("jmhArgs must not contain null");

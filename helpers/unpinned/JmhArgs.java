@@ -40,10 +40,15 @@ public final class JmhArgs {
         return defaults(profile, Runtime.version().feature());
     }
 
+    /** The JVM flag that silences JMH's sun.misc.Unsafe warning, or empty where the JDK does not know it. */
+    public static List<String> quietUnsafe(int jdkFeature) {
+        return jdkFeature >= 24 ? List.of("--sun-misc-unsafe-memory-access=allow") : List.of();
+    }
+
     static List<String> defaults(Profile profile, int jdkFeature) {
         if (profile == null) throw new IllegalArgumentException("profile must be QUICK or FULL, got null");
         List<String> d = new ArrayList<>(profile.pick(QUICK, FULL));
-        if (jdkFeature >= 24) d.addAll(List.of("-jvmArgsAppend", "--sun-misc-unsafe-memory-access=allow"));
+        for (String flag : quietUnsafe(jdkFeature)) d.addAll(List.of("-jvmArgsAppend", flag));
         return List.copyOf(d);
     }
 
