@@ -90,3 +90,18 @@ def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
     assert len(calls) == 1 and (tmp_path / "jbang" / "lib" / "jbang-cli-0.0.jar").is_file()
     course.ensure_jbang()
     assert len(calls) == 1, "a complete assembly is not repeated"
+
+
+def test_jdk_21_kernels_get_no_flag_it_would_reject():
+    assert "--sun-misc-unsafe-memory-access" not in course.jvm_opts(21)
+    assert "--sun-misc-unsafe-memory-access=allow" in course.jvm_opts(25)
+    for feature in (21, 25):
+        assert "--add-exports java.base/jdk.internal.vm=ALL-UNNAMED" in course.jvm_opts(feature)
+
+
+def test_the_jbang_wrapper_says_to_run_setup_first(tmp_path):
+    import shutil
+    (tmp_path / "tools").mkdir()
+    shutil.copy2(HOME / "tools" / "jbang", tmp_path / "tools" / "jbang")
+    run = subprocess.run(["bash", str(tmp_path / "tools" / "jbang"), "version"], capture_output=True, text=True)
+    assert run.returncode == 2 and "make setup" in run.stderr
