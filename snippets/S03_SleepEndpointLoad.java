@@ -71,7 +71,7 @@ public class S03_SleepEndpointLoad {
         }
     }
 
-    static Options parse(String[] args, Profile profile) {
+    static Options parse(String[] args) {
         int users = 500, requests = 20, sleepMs = 100, pool = 50;
         String mode = "both";
         for (int i = 0; i < args.length; i++) {
@@ -116,14 +116,14 @@ public class S03_SleepEndpointLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announce();
+        Profile.announce(); // the sizes are the same in both profiles, but every snippet says which is in force
         if (List.of(args).contains("-h") || List.of(args).contains("--help")) {
             System.out.println(USAGE);
             return;
         }
         Options o;
         try {
-            o = parse(args, profile);
+            o = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("S03: " + e.getMessage());
             System.err.println(USAGE);

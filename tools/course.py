@@ -372,11 +372,14 @@ def course_env() -> dict:
     return env
 
 
-def lab(args: list[str]) -> int:
-    found = setup()
-    for k, v in found.items():
+def setup_and_report() -> None:
+    for k, v in setup().items():
         say(f"{k}: {v}")
     say(f"profile: {profile()}")
+
+
+def lab(args: list[str]) -> int:
+    setup_and_report()
     cmd = [str(VENV / "bin" / "jupyter"), "lab", f"--notebook-dir={HOME}", "notebooks/00-setup-check.ipynb"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
@@ -386,11 +389,8 @@ def lab(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
-    found = setup()
-    for k, v in found.items():
-        say(f"{k}: {v}")
+    setup_and_report()
     env = course_env()
-    say(f"profile: {env['UNPINNED_PROFILE']}")
     return subprocess.run([str(venv_python()), "-m", "pytest", *(args or ["tests"])], cwd=HOME, env=env).returncode
 
 
@@ -401,8 +401,7 @@ def main(argv: list[str]) -> int:
     try:
         command, rest = argv[0], argv[1:]
         if command == "setup":
-            for k, v in setup().items():
-                say(f"{k}: {v}")
+            setup_and_report()
             return 0
         if command == "doctor":
             return doctor()
