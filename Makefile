@@ -2,7 +2,12 @@
 # PROFILE=quick (default: CI and live seminars) or PROFILE=full (the sources' sizes).
 PYTHON ?= python3
 PROFILE ?= $(or $(UNPINNED_PROFILE),quick)
-COURSE = UNPINNED_PROFILE=$(PROFILE) $(PYTHON) tools/course.py
+# Handed to course.py through the environment, never spliced into a shell line: any value arrives intact
+# (PROFILE='a b' too), and course.py answers with the one-line error that names the allowed values.
+export UNPINNED_PROFILE := $(PROFILE)
+# Python 2 and 3.6 cannot even parse course.py; this line lets them end with one sentence as well.
+CHECK_PYTHON = $(PYTHON) -c 'import sys; sys.exit("[unpinned] error: Python 3.10 or newer is needed; this is %d.%d (%s). Install a newer one and run e.g. make setup PYTHON=python3.12" % (sys.version_info[0], sys.version_info[1], sys.executable) if sys.version_info < (3, 10) else 0)'
+COURSE = @$(CHECK_PYTHON) && $(PYTHON) tools/course.py
 
 .PHONY: lab test setup doctor clean
 
@@ -16,7 +21,7 @@ setup:    ## only set up (venv, JJava kernel, JBang, Maven artifacts); idempoten
 	$(COURSE) setup
 
 doctor:   ## print what was found (JDK, kernel, JBang, cores, profile) and what is missing
-	@$(COURSE) doctor
+	$(COURSE) doctor
 
 clean:    ## remove everything set-up made in this checkout (keeps results/)
 	rm -rf .venv .course

@@ -1,8 +1,11 @@
 """The set-up script's promises: a clear error for a wrong JDK or profile, and a kernel that carries the flags."""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +25,8 @@ def fake_jdk(root, version: str, javac: bool = True):
 
 
 def test_a_jdk_older_than_21_is_refused_with_what_was_found(tmp_path, monkeypatch):
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
     old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
     monkeypatch.setattr(course, "jdk_candidates", lambda: [old])
     with pytest.raises(course.SetupError) as err:
@@ -30,6 +35,8 @@ def test_a_jdk_older_than_21_is_refused_with_what_was_found(tmp_path, monkeypatc
 
 
 def test_a_runtime_without_javac_is_not_enough(tmp_path, monkeypatch):
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
     jre = fake_jdk(tmp_path / "jre-21", "21.0.8", javac=False)
     monkeypatch.setattr(course, "jdk_candidates", lambda: [jre])
     with pytest.raises(course.SetupError, match="no javac"):
@@ -40,13 +47,15 @@ def test_the_newest_jdk_wins(tmp_path, monkeypatch):
     homes = [fake_jdk(tmp_path / n, v) for n, v in (("a", "21.0.8"), ("b", "25.0.1"), ("c", "17.0.2"))]
     monkeypatch.setattr(course, "jdk_candidates", lambda: homes)
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
     assert course.find_jdk() == (homes[1], "25.0.1")
 
 
 def test_an_unknown_profile_names_the_allowed_ones(monkeypatch):
     monkeypatch.setenv("UNPINNED_PROFILE", "fast")
-    with pytest.raises(course.SetupError, match="quick, full"):
+    with pytest.raises(course.SetupError) as err:
         course.profile()
+    assert str(err.value) == "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'"  # Profile.java's words
 
 
 def test_the_course_kernel_carries_the_flags_and_the_jdk():
@@ -80,6 +89,7 @@ def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
 
     def fake_resolve(cmd, **kwargs):
         calls.append(cmd)
+        assert kwargs["env"]["M2_REPO"] == str(tmp_path / "m2"), "jgo's Maven downloads stay in .course"
         staging = cmd[-1]
         os.makedirs(staging)
         open(os.path.join(staging, "jbang-cli-0.0.jar"), "w").close()
@@ -100,8 +110,335 @@ def test_jdk_21_kernels_get_no_flag_it_would_reject():
 
 
 def test_the_jbang_wrapper_says_to_run_setup_first(tmp_path):
-    import shutil
     (tmp_path / "tools").mkdir()
     shutil.copy2(HOME / "tools" / "jbang", tmp_path / "tools" / "jbang")
     run = subprocess.run(["bash", str(tmp_path / "tools" / "jbang"), "version"], capture_output=True, text=True)
     assert run.returncode == 2 and "make setup" in run.stderr
+
+
+# --------------------------------------------------------------------------- a venv without pip
+
+def use_venv(monkeypatch, path):
+    monkeypatch.setattr(course, "VENV", path)
+    monkeypatch.setattr(course, "_use_current_env", lambda: False)
+
+
+def test_a_venv_without_pip_is_repaired(tmp_path, monkeypatch):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    use_venv(monkeypatch, venv)
+    assert not course.has_pip(course.venv_python())
+    installs = []
+    monkeypatch.setattr(course, "pip_install", lambda requirements: installs.append(course.has_pip(course.venv_python())))
+    course.ensure_venv()
+    assert installs == [True], "pip is back before the requirements are installed"
+    assert (venv / ".unpinned-requirements").is_file()
+
+
+def test_a_venv_pip_cannot_be_put_back_into_says_what_to_delete(tmp_path, monkeypatch):
+    use_venv(monkeypatch, tmp_path / "venv")
+    monkeypatch.setattr(course.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
+        cmd, 1, "", "/usr/bin/python3: No module named ensurepip\n"))
+    with pytest.raises(course.SetupError) as err:
+        course.ensure_pip()
+    message = str(err.value)
+    assert f"rm -rf {tmp_path / 'venv'}" in message and "No module named ensurepip" in message
+    assert "python3-venv" in message
+
+
+# --------------------------------------------------------------------------- explicit JDK choices
+
+@pytest.mark.parametrize("kind, reason", [
+    ("missing", "no such folder"),
+    ("empty", "not a JDK: {home}/bin/java does not exist"),
+    ("old", "Java 17.0.15: older than 21"),
+    ("jre", "Java 21.0.8: runtime only, no javac"),
+])
+def test_an_unusable_unpinned_java_home_is_an_error_that_names_it(tmp_path, monkeypatch, kind, reason):
+    home = tmp_path / kind
+    if kind == "empty":
+        home.mkdir()
+    elif kind == "old":
+        fake_jdk(home, "17.0.15")
+    elif kind == "jre":
+        fake_jdk(home, "21.0.8", javac=False)
+    good = fake_jdk(tmp_path / "good", "25.0.1")
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [good])
+    monkeypatch.setenv("UNPINNED_JAVA_HOME", str(home))
+    with pytest.raises(course.SetupError) as err:
+        course.find_jdk()
+    assert str(err.value).startswith(f"UNPINNED_JAVA_HOME={home} cannot be used ({reason.format(home=home)})")
+    assert "\n" not in str(err.value)
+
+
+def test_a_usable_unpinned_java_home_wins_over_a_newer_jdk(tmp_path, monkeypatch):
+    pinned = fake_jdk(tmp_path / "jdk-21", "21.0.8")
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [fake_jdk(tmp_path / "jdk-25", "25.0.1"), pinned])
+    monkeypatch.setenv("UNPINNED_JAVA_HOME", str(pinned))
+    assert course.find_jdk() == (pinned, "21.0.8")
+
+
+def test_an_unusable_java_home_is_passed_over_with_a_warning(tmp_path, monkeypatch, capsys):
+    old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
+    good = fake_jdk(tmp_path / "jdk-25", "25.0.1")
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [old, good])
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.setenv("JAVA_HOME", str(old))
+    assert course.find_jdk() == (good, "25.0.1")
+    warning = capsys.readouterr().err.strip()
+    assert warning == f"[unpinned] warning: JAVA_HOME={old} is not used (Java 17.0.15: older than 21); using {good} (Java 25.0.1) instead"
+
+
+def test_an_unusable_java_home_and_nothing_else_names_java_home_first(tmp_path, monkeypatch):
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "gone"))
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [tmp_path / "gone"])
+    with pytest.raises(course.SetupError) as err:
+        course.find_jdk()
+    assert str(err.value).startswith(f"JAVA_HOME={tmp_path / 'gone'} is not used (no such folder)")
+
+
+def fake_checkout(root, java_feature="25", java_exit=0):
+    """A copy of tools/jbang with a set-up state whose JDK is a script that prints what it was given."""
+    import shutil
+    (root / "tools").mkdir(parents=True)
+    shutil.copy2(HOME / "tools" / "jbang", root / "tools" / "jbang")
+    shutil.copy2(HOME / "jbang-catalog.json", root / "jbang-catalog.json")
+    jdk = fake_jdk(root / "jdk", f"{java_feature}.0.1")
+    (jdk / "bin" / "java").write_text(
+        '#!/bin/sh\necho "JBANG_REPO=$JBANG_REPO"\necho "JBANG_DIR=$JBANG_DIR"\necho "UNPINNED_HOME=$UNPINNED_HOME"\n'
+        f'for a in "$@"; do echo "arg=$a"; done\nexit {java_exit}\n')
+    (jdk / "bin" / "java").chmod(0o755)
+    (root / ".course").mkdir()
+    (root / ".course" / "java-home").write_text(str(jdk))
+    (root / ".course" / "jbang-mode").write_text("course")
+    (root / ".course" / "jbang" / "lib").mkdir(parents=True)
+    return root
+
+
+def test_doctor_lists_refused_jdks_and_fails_when_jbang_fails(tmp_path, monkeypatch, capsys):
+    old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
+    checkout = fake_checkout(tmp_path / "course", java_exit=3)
+    good = Path((checkout / ".course" / "java-home").read_text())
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [old, good])
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(course, "HOME", checkout)
+    monkeypatch.setattr(course, "STATE", checkout / ".course")
+    monkeypatch.setattr(course, "system_jbang", lambda: None)
+    assert course.doctor() == 1
+    out = capsys.readouterr().out
+    assert re.search(rf"^  refused +{re.escape(str(old))} \(Java 17\.0\.15: older than 21\)$", out, re.M), out
+    assert "FAILED" in out and "`tools/jbang version` failed with exit code 3" in out
+
+
+# --------------------------------------------------------------------------- the profile
+
+@pytest.mark.parametrize("raw, expected", [
+    (None, "quick"), ("", "quick"), ("  ", "quick"), (" FULL ", "full"), ("Quick\t", "quick"), ("full\n", "full")])
+def test_the_profile_is_read_like_profile_java_reads_it(monkeypatch, raw, expected):
+    if raw is None:
+        monkeypatch.delenv("UNPINNED_PROFILE", raising=False)
+    else:
+        monkeypatch.setenv("UNPINNED_PROFILE", raw)
+    assert course.profile() == expected
+
+
+@pytest.mark.parametrize("command", ["setup", "lab", "test", "doctor"])
+def test_a_wrong_profile_stops_every_command_before_set_up(monkeypatch, capsys, command):
+    monkeypatch.setenv("UNPINNED_PROFILE", "a b")
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("set-up started with a wrong profile")
+
+    for name in ("setup", "doctor", "find_jdk", "choose_jdk"):
+        monkeypatch.setattr(course, name, must_not_run)
+    assert course.main([command]) == 1
+    assert capsys.readouterr().err == "[unpinned] error: UNPINNED_PROFILE must be 'quick' or 'full', got 'a b'\n"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_hands_over_a_profile_with_spaces_intact():
+    run = subprocess.run(["make", "-s", "doctor", "PROFILE=a b", f"PYTHON={sys.executable}"], cwd=HOME,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode != 0
+    assert "[unpinned] error: UNPINNED_PROFILE must be 'quick' or 'full', got 'a b'" in run.stderr
+    assert "not found" not in run.stderr
+
+
+# --------------------------------------------------------------------------- old Pythons, Ctrl-C
+
+def test_course_py_parses_on_python_3_7_so_old_pythons_reach_the_version_check():
+    import ast
+    ast.parse((HOME / "tools" / "course.py").read_text(), feature_version=(3, 7))
+
+
+def test_python_older_than_3_10_ends_with_one_line():
+    code = ("import runpy, sys; sys.version_info = (3, 9, 18, 'final', 0); sys.argv = ['course.py', 'setup'];"
+            f" runpy.run_path({str(HOME / 'tools' / 'course.py')!r}, run_name='__main__')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 1 and run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1 and "Python 3.10 or newer is needed; this is 3.9" in lines[0]
+
+
+def test_ctrl_c_ends_with_one_line_and_exit_code_130(tmp_path):
+    """A real SIGINT in the middle of set-up: no traceback, a hint, and the shell's code for an interrupt."""
+    import signal
+    code = (
+        "import sys, time, pathlib\n"
+        f"sys.path.insert(0, {str(HOME / 'tools')!r})\n"
+        "import course\n"
+        f"course.STATE = pathlib.Path({str(tmp_path)!r})\n"
+        "def slow():\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "course.set_up = slow\n"
+        "sys.exit(course.main(['setup']))\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip() == "[unpinned] interrupted; run the command again to resume"
+
+
+# --------------------------------------------------------------------------- one set-up at a time
+
+def hold_lock(state, pid="4242"):
+    import fcntl
+    state.mkdir(parents=True, exist_ok=True)
+    f = open(state / "setup.lock", "w")
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    f.write(pid)
+    f.flush()
+    return f
+
+
+def lock_is_free(state) -> bool:
+    import fcntl
+    with open(state / "setup.lock", "a") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+
+def test_a_second_set_up_stops_at_once_and_names_the_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course, "set_up", lambda: pytest.fail("set-up ran while another one held the lock"))
+    held = hold_lock(tmp_path)
+    try:
+        with pytest.raises(course.SetupError, match=r"another set-up is running .* \(pid 4242\)"):
+            course.setup()
+    finally:
+        held.close()
+
+
+def test_set_up_holds_the_lock_and_lab_and_test_release_it_before_launching(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    seen = []
+    monkeypatch.setattr(course, "set_up", lambda: seen.append(("set-up", lock_is_free(tmp_path))) or {})
+
+    def launched(*args, **kwargs):
+        seen.append(("launch", lock_is_free(tmp_path)))
+        return subprocess.CompletedProcess(args, 0)
+
+    monkeypatch.setattr(course.subprocess, "run", launched)
+    monkeypatch.setattr(course.os, "execve", launched)
+    monkeypatch.setattr(course.os, "chdir", lambda path: None)
+    assert course.test([]) == 0
+    course.lab([])
+    assert seen == [("set-up", False), ("launch", True)] * 2
+
+
+# --------------------------------------------------------------------------- downloads stay in the checkout
+
+def test_jgo_puts_its_maven_downloads_into_the_checkout(tmp_path, monkeypatch):
+    """Asks the pinned jgo itself where it would download to, under the environment set-up gives it."""
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    for key in ("M2_REPO", "JGO_CACHE_DIR", "JGO_CONFIG_FILE"):
+        monkeypatch.setenv(key, course.jgo_env()[key])
+    from jgo.config import GlobalSettings
+    settings = GlobalSettings.load()
+    assert settings.repo_cache == tmp_path / "m2" == course.maven_repo()
+    assert settings.cache_dir == tmp_path / "jgo"
+
+
+@pytest.mark.parametrize("mode", ["course", "installed"])
+def test_the_wrapper_keeps_jbang_downloads_in_the_checkout(tmp_path, mode):
+    checkout = fake_checkout(tmp_path / "course")
+    if mode == "installed":
+        jdk = Path((checkout / ".course" / "java-home").read_text())
+        (checkout / ".course" / "jbang-mode").write_text(str(jdk / "bin" / "java"))  # prints like the fake JDK
+    run = subprocess.run(["bash", str(checkout / "tools" / "jbang"), "version"], capture_output=True, text=True,
+                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if not k.startswith(("JBANG", "UNPINNED"))})
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    state = os.path.realpath(checkout / ".course")
+    assert f"JBANG_REPO={state}/m2" in lines and f"JBANG_DIR={state}/jbang-home" in lines
+    assert f"UNPINNED_HOME={os.path.realpath(checkout)}" in lines
+
+
+def test_make_clean_removes_the_checkouts_downloads():
+    clean = (HOME / "Makefile").read_text().split("\nclean:")[1]
+    assert "rm -rf .venv .course" in clean
+
+
+# --------------------------------------------------------------------------- the wrapper's argument rewriting
+
+def wrapper_args(checkout, *args, cwd=None):
+    run = subprocess.run(["bash", str(checkout / "tools" / "jbang"), *args], capture_output=True, text=True,
+                         cwd=cwd or checkout, env={**os.environ, "UNPINNED_JBANG_DRYRUN": "1"})
+    assert run.returncode == 0, run.stderr
+    return run.stdout.splitlines()
+
+
+UNSAFE = "--runtime-option=--sun-misc-unsafe-memory-access=allow"
+
+
+def test_an_alias_works_from_outside_the_checkout(tmp_path):
+    checkout = fake_checkout(tmp_path / "course", java_feature="21")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    script = os.path.join(os.path.realpath(checkout), "snippets", "S01_IoBoundExecutors.java")
+    assert wrapper_args(checkout, "io-bound", "-h", cwd=outside) == [script, "-h"]
+    assert wrapper_args(checkout, "--verbose", "run", "io-bound", cwd=outside) == ["--verbose", "run", script]
+    assert wrapper_args(checkout, "io-bound", "-h", cwd=checkout / "tools") == ["io-bound", "-h"], "JBang finds the catalog"
+    (outside / "io-bound").write_text("")
+    assert wrapper_args(checkout, "io-bound", cwd=outside) == ["io-bound"], "a file of that name wins"
+    assert wrapper_args(checkout, "no-such-alias", cwd=outside) == ["no-such-alias"]
+
+
+def test_the_catalog_aliases_are_plain_script_refs():
+    """The wrapper replaces an alias by its script outside the checkout; other alias properties would be lost."""
+    from conftest import catalog
+    for name, alias in catalog().items():
+        assert set(alias) <= {"script-ref", "description"}, f"alias {name}: teach tools/jbang about {set(alias)}"
+
+
+@pytest.mark.parametrize("feature, expected", [("21", False), ("23", False), ("24", True), ("25", True)])
+def test_script_runs_get_the_unsafe_flag_only_where_the_jdk_knows_it(tmp_path, feature, expected):
+    checkout = fake_checkout(tmp_path / "course", java_feature=feature)
+    assert wrapper_args(checkout, "io-bound", "-h") == ([UNSAFE] if expected else []) + ["io-bound", "-h"]
+    assert wrapper_args(checkout, "run", "io-bound") == ["run"] + ([UNSAFE] if expected else []) + ["io-bound"]
+
+
+@pytest.mark.parametrize("args", [
+    ["version"], ["build", "helpers/Kernel.java"], ["info", "classpath", "helpers/Kernel.java"], ["--help"], ["-h"],
+    ["--version"], ["cache", "clear"], ["jdk", "list"], [UNSAFE, "snippets/S01_IoBoundExecutors.java"], []])
+def test_subcommands_help_and_given_flags_are_left_alone(tmp_path, args):
+    checkout = fake_checkout(tmp_path / "course", java_feature="25")
+    assert wrapper_args(checkout, *args) == args
+
+
+def test_every_requirement_is_pinned_exactly_and_installed_at_that_pin():
+    from importlib.metadata import version
+    pins = [line.split("#")[0].strip() for line in (HOME / "requirements.txt").read_text().splitlines()]
+    pins = [p for p in pins if p]
+    assert "psutil" in {p.split("==")[0] for p in pins}, "the tests import psutil"
+    for pin in pins:
+        name, _, wanted = pin.partition("==")
+        assert wanted and re.fullmatch(r"[A-Za-z0-9_.-]+", name), f"pin exactly with ==: {pin}"
+        assert version(name) == wanted, f"{name} {version(name)} is installed, {wanted} is pinned: run make setup"

@@ -10,6 +10,18 @@ stamp first, so a second run is fast and a half-finished run simply resumes.
 """
 from __future__ import annotations
 
+import sys
+
+# Before anything that needs 3.10, in syntax Python 3.7+ still parses (3.6 and older stop at the
+# __future__ line; the Makefile checks those), so an old Python ends with one line, not a traceback.
+MIN_PYTHON = (3, 10)
+if sys.version_info < MIN_PYTHON:
+    sys.stderr.write("[unpinned] error: Python %d.%d or newer is needed; this is %d.%d (%s). Install a newer one"
+                     " and run the command with it, e.g. `make setup PYTHON=python3.12`.\n"
+                     % (MIN_PYTHON + tuple(sys.version_info[:2]) + (sys.executable,)))
+    sys.exit(1)
+
+import contextlib
 import hashlib
 import json
 import os
@@ -17,7 +29,6 @@ import platform
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 HOME = Path(__file__).resolve().parent.parent
@@ -36,7 +47,6 @@ JBANG_VERSION = "0.132.1"
 # JBang 0.132.1 declares gson 2.10.1, with which every catalog reads as empty.
 JBANG_ENDPOINT = f"dev.jbang:jbang-cli:{JBANG_VERSION}+com.google.code.gson:gson:2.11.0"
 MIN_JAVA = 21
-MIN_PYTHON = (3, 10)
 PROFILES = ("quick", "full")
 KERNEL_NAME = "unpinned"
 VM_EXPORTS = "--add-exports java.base/jdk.internal.vm=ALL-UNNAMED"
@@ -50,12 +60,21 @@ def say(msg: str) -> None:
     print(f"[unpinned] {msg}", flush=True)
 
 
+def warn(msg: str) -> None:
+    print(f"[unpinned] warning: {msg}", file=sys.stderr, flush=True)
+
+
 # --------------------------------------------------------------------------- profile
 
 def profile() -> str:
-    value = os.environ.get("UNPINNED_PROFILE", "quick").strip() or "quick"
+    """UNPINNED_PROFILE read exactly as helpers/unpinned/Profile.java reads it, so Python and Java never disagree:
+    blank means quick, otherwise trimmed (Java's trim: characters up to U+0020) and lower-cased."""
+    raw = os.environ.get("UNPINNED_PROFILE")
+    if raw is None or raw.strip() == "":
+        return "quick"
+    value = raw.strip("".join(map(chr, range(0x21)))).lower()
     if value not in PROFILES:
-        raise SetupError(f"UNPINNED_PROFILE must be one of {', '.join(PROFILES)}; got '{value}'.")
+        raise SetupError(f"UNPINNED_PROFILE must be 'quick' or 'full', got '{raw}'")
     return value
 
 
@@ -81,7 +100,28 @@ def java_version(home: Path) -> tuple[int, str] | None:
             return None
         text = m.group(1)
     parts = text.split(".")
-    feature = int(parts[1]) if parts[0] == "1" else int(re.match(r"\d+", parts[0]).group())
+    digits = re.match(r"\d+", parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0])
+    return (int(digits.group()), text) if digits else None
+
+
+class JdkRefused(Exception):
+    """Why a folder cannot be the course JDK, phrased to follow its path: '/x (Java 17: older than 21)'."""
+
+
+def check_jdk(home: Path) -> tuple[int, str]:
+    """(feature, version text) of a full JDK >= MIN_JAVA at home; JdkRefused says what is wrong otherwise."""
+    if not home.is_dir():
+        raise JdkRefused("no such folder")
+    info = java_version(home)
+    if info is None:
+        java = home / "bin" / "java"
+        raise JdkRefused(f"not a JDK: {java} does not exist" if not java.exists()
+                         else f"not a JDK: cannot read the version of {java}")
+    feature, text = info
+    if feature < MIN_JAVA:
+        raise JdkRefused(f"Java {text}: older than {MIN_JAVA}")
+    if not ((home / "bin" / "javac").exists() or (home / "bin" / "javac.exe").exists()):
+        raise JdkRefused(f"Java {text}: runtime only, no javac")
     return feature, text
 
 
@@ -102,7 +142,8 @@ def jdk_candidates() -> list[Path]:
     ]
     for base, pattern in patterns:
         if base.is_dir():
-            found.extend(sorted(base.glob(pattern)))
+            # Only folders: /usr/lib/jvm also holds .jinfo files, which are nobody's mistake to report.
+            found.extend(p for p in sorted(base.glob(pattern)) if p.is_dir())
     unique: list[Path] = []
     for p in found:
         p = Path(os.path.realpath(p))
@@ -111,30 +152,65 @@ def jdk_candidates() -> list[Path]:
     return unique
 
 
-def find_jdk() -> tuple[Path, str]:
-    """The newest full JDK >= 21 (UNPINNED_JAVA_HOME wins when set), or a SetupError naming what was found."""
-    seen = []
-    best = None
+def survey_jdks() -> tuple[list[tuple[Path, int, str]], list[tuple[Path, str]]]:
+    """Every candidate, sorted into usable (home, feature, version) and refused (home, reason)."""
+    usable, refused = [], []
     for home in jdk_candidates():
-        info = java_version(home)
-        if info is None:
-            continue
-        feature, text = info
-        has_javac = (home / "bin" / "javac").exists() or (home / "bin" / "javac.exe").exists()
-        seen.append(f"{home} (Java {text}{'' if has_javac else ', runtime only: no javac'})")
-        if feature < MIN_JAVA or not has_javac:
-            continue
-        if os.environ.get("UNPINNED_JAVA_HOME") and Path(os.path.realpath(os.environ["UNPINNED_JAVA_HOME"])) == home:
-            return home, text
-        if best is None or feature > best[2]:
-            best = (home, text, feature)
-    if best is None:
-        found = "\n  ".join(seen) or "no JDK at all"
+        try:
+            feature, text = check_jdk(home)
+        except JdkRefused as why:
+            refused.append((home, str(why)))
+        else:
+            usable.append((home, feature, text))
+    return usable, refused
+
+
+def java_home_refusal() -> str | None:
+    """Why an explicit JAVA_HOME cannot be used (for a warning that names it), or None."""
+    value = os.environ.get("JAVA_HOME")
+    if not value:
+        return None
+    try:
+        check_jdk(Path(value))
+    except JdkRefused as why:
+        return f"JAVA_HOME={value} is not used ({why})"
+    return None
+
+
+def choose_jdk() -> tuple[Path, str, list[str]]:
+    """The course JDK, its version, and warnings about an explicit JAVA_HOME that was passed over.
+
+    UNPINNED_JAVA_HOME wins when set, and is an error when unusable: the learner asked for exactly that one.
+    Otherwise the newest full JDK >= 21 of all candidates (JAVA_HOME, PATH, the usual install folders).
+    """
+    pinned = os.environ.get("UNPINNED_JAVA_HOME")
+    if pinned:
+        try:
+            _, text = check_jdk(Path(pinned))
+        except JdkRefused as why:
+            raise SetupError(f"UNPINNED_JAVA_HOME={pinned} cannot be used ({why}); point it at a full JDK "
+                             f"{MIN_JAVA} or newer, or unset it.") from None
+        return Path(os.path.realpath(pinned)), text, []
+    usable, refused = survey_jdks()
+    java_home = java_home_refusal()
+    if not usable:
+        found = "\n  ".join(f"{home} ({why})" for home, why in refused) or "no JDK at all"
         raise SetupError(
-            f"The course needs a full JDK {MIN_JAVA} or newer (25 recommended); found:\n  {found}\n"
+            (f"{java_home}, and there is no other JDK to use.\n" if java_home else "")
+            + f"The course needs a full JDK {MIN_JAVA} or newer (25 recommended); found:\n  {found}\n"
             "Install one (e.g. Temurin 25 from your package manager or `sdk install java 25-tem`),"
             " then set JAVA_HOME (or UNPINNED_JAVA_HOME) to it and run the command again.")
-    return best[0], best[1]
+    home, _, text = max(usable, key=lambda u: u[1])  # max keeps the first of equals: JAVA_HOME before the rest
+    warnings = [f"{java_home}; using {home} (Java {text}) instead"] if java_home else []
+    return home, text, warnings
+
+
+def find_jdk() -> tuple[Path, str]:
+    """choose_jdk() for set-up: warnings are printed, so a refused JAVA_HOME is never passed over silently."""
+    home, text, warnings = choose_jdk()
+    for warning in warnings:
+        warn(warning)
+    return home, text
 
 
 # --------------------------------------------------------------------------- venv
@@ -145,17 +221,59 @@ def venv_python() -> Path:
     return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1].strip() if lines else "no message"
+
+
+def has_pip(python: Path) -> bool:
+    return subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True).returncode == 0
+
+
+def ensure_pip() -> None:
+    """Repairs a venv without pip: made with --without-pip, pip deleted, or left behind by a `python -m venv`
+    that failed at its ensurepip step (Debian/Ubuntu without python3-venv)."""
+    python = venv_python()
+    if has_pip(python):
+        return
+    say(f"{VENV} has no pip; installing it with ensurepip (offline, from Python's own copy)")
+    run = subprocess.run([str(python), "-m", "ensurepip", "--upgrade"], capture_output=True, text=True)
+    if run.returncode == 0 and has_pip(python):
+        return
+    why = last_line(run.stderr or run.stdout)
+    if _use_current_env():
+        raise SetupError(f"the Python environment {VENV} has no pip and ensurepip cannot install it ({why});"
+                         " install pip into it (e.g. `conda install pip`) and run the command again.")
+    raise SetupError(f"{VENV} has no pip and ensurepip cannot install it ({why}). Delete the venv (rm -rf {VENV})"
+                     " and run the command again; if it fails the same way, install your Python's venv module"
+                     " (Debian/Ubuntu: apt install python3-venv) first.")
+
+
+def create_venv() -> None:
+    say("creating the Python venv in .venv")
+    run = subprocess.run([sys.executable, "-m", "venv", str(VENV)], capture_output=True, text=True)
+    # A venv whose python exists is repaired by ensure_pip, which then says what exactly is wrong.
+    if run.returncode != 0 and not venv_python().exists():
+        raise SetupError(f"`{sys.executable} -m venv {VENV}` failed ({last_line(run.stderr or run.stdout)});"
+                         " install your Python's venv module (Debian/Ubuntu: apt install python3-venv)"
+                         " and run the command again.")
+
+
+def pip_install(requirements: Path) -> None:
+    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest)")
+    subprocess.run([str(venv_python()), "-m", "pip", "install", "--quiet", "-r", str(requirements)], check=True)
+
+
 def ensure_venv() -> None:
-    wanted = hashlib.sha256((HOME / "requirements.txt").read_bytes()).hexdigest()
+    requirements = HOME / "requirements.txt"
+    wanted = hashlib.sha256(requirements.read_bytes()).hexdigest()
     stamp = VENV / ".unpinned-requirements"
     if stamp.is_file() and stamp.read_text() == wanted and venv_python().exists():
         return
     if not venv_python().exists() and not _use_current_env():
-        say("creating the Python venv in .venv")
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest)")
-    subprocess.run([str(venv_python()), "-m", "pip", "install", "--quiet", "-r", str(HOME / "requirements.txt")],
-                   check=True)
+        create_venv()
+    ensure_pip()
+    pip_install(requirements)
     stamp.write_text(wanted)
 
 
@@ -166,6 +284,22 @@ def system_jbang() -> str | None:
     if os.environ.get("UNPINNED_OWN_JBANG") == "1":
         return None
     return shutil.which("jbang")
+
+
+def maven_repo() -> Path:
+    """The one local Maven repository of the course, shared by jgo and JBang (tools/jbang sets JBANG_REPO to it),
+    so `make clean` removes every download; both would otherwise fill ~/.m2/repository."""
+    return STATE / "m2"
+
+
+def jgo_env() -> dict:
+    """jgo 3.2 takes its local Maven repository from M2_REPO (default ~/.m2/repository) and reads the learner's
+    ~/.config/jgo.conf; M2_REPO and JGO_CACHE_DIR beat that file, which JGO_CONFIG_FILE (absent on purpose) skips."""
+    env = dict(os.environ)
+    env["M2_REPO"] = str(maven_repo())
+    env["JGO_CACHE_DIR"] = str(STATE / "jgo")
+    env["JGO_CONFIG_FILE"] = str(STATE / "jgo.conf")
+    return env
 
 
 def ensure_jbang() -> str:
@@ -189,7 +323,7 @@ def ensure_jbang() -> str:
         staging = STATE / "jbang" / "lib.partial"
         shutil.rmtree(staging, ignore_errors=True)
         subprocess.run([str(venv_python()), "-c", code, JBANG_ENDPOINT, str(STATE / "jgo"), str(staging)],
-                       check=True, stdout=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, env=jgo_env())
         if not list(staging.glob("jbang-cli-*.jar")):
             raise SetupError("jgo resolved JBang but no jbang-cli jar arrived; delete .course/jbang and retry.")
         shutil.rmtree(lib, ignore_errors=True)
@@ -203,9 +337,17 @@ def jbang_cmd() -> list[str]:
     return ["bash", str(HOME / "tools" / "jbang")]
 
 
-def jbang_version() -> str:
-    out = subprocess.run(jbang_cmd() + ["version"], capture_output=True, text=True, timeout=120)
-    return out.stdout.strip() or out.stderr.strip()
+def jbang_version() -> tuple[bool, str]:
+    """(works, what `tools/jbang version` said): doctor must fail when JBang does, not just print its output."""
+    try:
+        out = subprocess.run(jbang_cmd() + ["version"], capture_output=True, text=True, timeout=120,
+                             stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return False, "`tools/jbang version` gave no answer within 120 s"
+    if out.returncode != 0:
+        return False, (f"`tools/jbang version` failed with exit code {out.returncode}: "
+                       + last_line(out.stderr if out.stderr.strip() else out.stdout))
+    return True, last_line(out.stdout if out.stdout.strip() else out.stderr)
 
 
 # --------------------------------------------------------------------------- kernel
@@ -309,12 +451,34 @@ def nav(check: bool) -> int:
 
 # --------------------------------------------------------------------------- commands
 
-def setup() -> dict:
-    if sys.version_info < MIN_PYTHON:
-        raise SetupError(f"Python {'.'.join(map(str, MIN_PYTHON))}+ is needed; this is {platform.python_version()}.")
-    if os.name == "nt":
-        raise SetupError("Windows: run the course inside WSL (Linux); the scripts use bash.")
+@contextlib.contextmanager
+def setup_lock():
+    """Only one set-up at a time per checkout: two would build into the same .venv and .course folders.
+
+    flock, not a marker file: the kernel drops the lock when its holder dies, even by kill -9."""
+    import fcntl  # POSIX only; Windows was refused before
+
     STATE.mkdir(exist_ok=True)
+    with open(STATE / "setup.lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.seek(0)
+            pid = lock.read().strip()
+            raise SetupError(f"another set-up is running in {HOME}" + (f" (pid {pid})" if pid else "")
+                             + "; wait for it to finish, then run the command again.") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        try:
+            yield
+        finally:
+            lock.truncate(0)  # still holding the lock: nobody reads a pid that is gone
+
+
+def set_up() -> dict:
+    """The set-up steps; callers hold setup_lock()."""
     java_home, java_text = find_jdk()
     java_feature = java_version(java_home)[0]
     (STATE / "java-home").write_text(str(java_home))
@@ -325,44 +489,54 @@ def setup() -> dict:
     return {"jdk": f"{java_home} (Java {java_text})", "jbang": jbang, "kernel": str(kernel)}
 
 
+def setup() -> dict:
+    if os.name == "nt":
+        raise SetupError("Windows: run the course inside WSL (Linux); the scripts use bash.")
+    with setup_lock():
+        return set_up()
+
+
 def doctor() -> int:
-    """Prints what was found and what is missing; exit 1 if something is missing."""
-    missing = []
+    """Prints what was found and what is wrong; exit 1 if something is missing or broken."""
+    problems = []
     rows = [("python", f"{platform.python_version()} ({sys.executable})")]
     try:
-        home, text = find_jdk()
+        home, text, warnings = choose_jdk()
         rows.append(("jdk", f"Java {text} at {home}"))
+        rows.extend(("  warning", w) for w in warnings)
     except SetupError as e:
-        rows.append(("jdk", "MISSING")); missing.append(str(e))
-    for cand in jdk_candidates():
-        info = java_version(cand)
-        if info:
-            rows.append(("  seen", f"Java {info[1]} at {cand}"))
+        rows.append(("jdk", "MISSING")); problems.append(str(e))
+    usable, refused = survey_jdks()
+    rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
+    rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
     rows.append(("venv", str(VENV) if venv_python().exists() else "missing (run make setup)"))
     kernel = VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
     if kernel.is_file():
-        env = json.loads(kernel.read_text())["env"]
-        rows.append(("kernel", f"{KERNEL_NAME} (JJava) -> {json.loads(kernel.read_text())['argv'][0]}"))
-        rows.append(("kernel flags", env["JJAVA_JVM_OPTS"]))
+        spec = json.loads(kernel.read_text())
+        rows.append(("kernel", f"{KERNEL_NAME} (JJava) -> {spec['argv'][0]}"))
+        rows.append(("kernel flags", spec["env"]["JJAVA_JVM_OPTS"]))
     else:
-        rows.append(("kernel", "missing (run make setup)")); missing.append("kernel")
+        rows.append(("kernel", "missing (run make setup)")); problems.append("kernel: run make setup")
     if (STATE / "java-home").is_file() and (system_jbang() or (STATE / "jbang" / "lib").is_dir()):
-        rows.append(("jbang", jbang_version() + (f" (installed: {system_jbang()})" if system_jbang() else
-                                                 " (course copy in .course/jbang)")))
+        works, said = jbang_version()
+        where = f"installed: {system_jbang()}" if system_jbang() else "course copy in .course/jbang"
+        rows.append(("jbang", f"{said} ({where})" if works else f"FAILED ({where})"))
+        if not works:
+            fix = ("check the installed jbang, or use the course's own: UNPINNED_OWN_JBANG=1 make setup"
+                   if system_jbang() else "delete .course/jbang, then run make setup again")
+            problems.append(f"jbang: {said}; {fix}")
     else:
-        rows.append(("jbang", "missing (run make setup)")); missing.append("jbang")
+        rows.append(("jbang", "missing (run make setup)")); problems.append("jbang: run make setup")
+    rows.append(("maven repo", f"{maven_repo()} (JBang and jgo; `make clean` removes it)"))
     rows.append(("cores", str(os.cpu_count())))
     rows.append(("os", f"{platform.system()} {platform.release()} {platform.machine()}"))
-    try:
-        rows.append(("profile", profile() + "  (UNPINNED_PROFILE=quick|full)"))
-    except SetupError as e:
-        rows.append(("profile", "INVALID")); missing.append(str(e))
+    rows.append(("profile", profile() + "  (UNPINNED_PROFILE=quick|full)"))
     width = max(len(k) for k, _ in rows)
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
-    for m in missing:
-        print(f"\nmissing: {m}")
-    return 1 if missing else 0
+    for m in problems:
+        print(f"\nproblem: {m}")
+    return 1 if problems else 0
 
 
 def course_env() -> dict:
@@ -400,6 +574,8 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         command, rest = argv[0], argv[1:]
+        if command != "nav":
+            profile()  # a typo in the profile fails in a second, not after the whole set-up
         if command == "setup":
             setup_and_report()
             return 0
@@ -416,6 +592,12 @@ def main(argv: list[str]) -> int:
               " Fix what it printed above, then run the command again: set-up resumes where it stopped.",
               file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        # Every step checks its stamp first, so running again resumes; a traceback would only hide that.
+        # On a terminal the line starts after the echoed ^C.
+        print(("\n" if sys.stderr.isatty() else "") + "[unpinned] interrupted; run the command again to resume",
+              file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
