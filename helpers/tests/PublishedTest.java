@@ -40,6 +40,61 @@ class PublishedTest {
         assertTrue(column.getMessage().contains("no column 'threads'"), column.getMessage());
     }
 
+    private void figures(String name, String csv) throws Exception {
+        Path dir = Files.createDirectories(home.resolve("data/seed-figures"));
+        Files.writeString(dir.resolve(name + ".csv"), csv);
+    }
+
+    @Test
+    void aBadValueAnywhereIsAnErrorNamingTheFileRowAndText() throws Exception {
+        figures("x", "seed,executor,metric,value\n1,pool,mean,977\n1,pool,max,1141\n1,virtual,mean,105.5\n1,virtual,max,abc\n");
+        var bad = assertThrows(IllegalArgumentException.class, () -> Published.read(home, "x"));
+        assertTrue(bad.getMessage().startsWith("data/seed-figures/x.csv, row 4: value 'abc' is not a number"), bad.getMessage());
+    }
+
+    @Test
+    void numbersAreWhatAPersonWritesNotWhatJavaAccepts() throws Exception {
+        for (String ok : new String[] {"977", "-3", "+2.5", "105.", ".5", "1e3", "1.5E-2", " 42 "}) {
+            figures("x", "metric,value\nmean,\"" + ok + "\"\n");
+            assertEquals(Double.parseDouble(ok.strip()), Published.value(Published.read(home, "x"), "x", "metric", "mean"), ok);
+        }
+        for (String bad : new String[] {"", "NaN", "Infinity", "0x10", "1d", "1,234", "12 ms", "1e999"}) {
+            figures("x", "metric,value\nmean,977\nmax,\"" + bad + "\"\n");
+            var e = assertThrows(IllegalArgumentException.class, () -> Published.read(home, "x"), bad);
+            assertTrue(e.getMessage().startsWith("data/seed-figures/x.csv, row 2: value '"), e.getMessage());
+            assertTrue(e.getMessage().contains("' is not a number"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aFileWithoutAValueColumnIsRefused() throws Exception {
+        figures("x", "seed,executor,metric,number\n1,pool,mean,977\n");
+        var e = assertThrows(IllegalArgumentException.class, () -> Published.read(home, "x"));
+        assertTrue(e.getMessage().startsWith("data/seed-figures/x.csv has no 'value' column"), e.getMessage());
+        assertTrue(e.getMessage().contains("number"), e.getMessage());
+    }
+
+    @Test
+    void aBadValueInATableNotReadFromAFileIsStillNamed() throws Exception {
+        var table = tech.tablesaw.api.Table.create("x",
+                tech.tablesaw.api.StringColumn.create("metric", "mean", "max"),
+                tech.tablesaw.api.StringColumn.create("value", "977", "lots"));
+        assertEquals(977, Published.value(table, "x", "metric", "mean"));
+        var e = assertThrows(IllegalArgumentException.class, () -> Published.value(table, "x", "metric", "max"));
+        assertTrue(e.getMessage().startsWith("data/seed-figures/x.csv, row 2: value 'lots' is not a number"), e.getMessage());
+    }
+
+    @Test
+    void theCoursesOwnPublishedFiguresAllRead() throws Exception {
+        Path course = Course.home();
+        try (var files = Files.list(course.resolve("data/seed-figures"))) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".csv")).toList()) {
+                String name = f.getFileName().toString().replaceFirst("\\.csv$", "");
+                assertTrue(Published.read(course, name).rowCount() > 0, name);
+            }
+        }
+    }
+
     @Test
     void badNamesAndOddPairsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> Published.read(home, "../secrets"));

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import tech.tablesaw.api.ColumnType;
@@ -16,7 +17,8 @@ import tech.tablesaw.io.csv.CsvReadOptions;
 /**
  * The figures the sources published, read from {@code data/seed-figures/<name>.csv} (long format: one row a
  * figure, its number in the {@code value} column). Every column is read as text, so ids like {@code 000}
- * keep their zeros; only {@code value} is turned into a number.
+ * keep their zeros; only {@code value} is turned into a number. Every row's {@code value} is checked when the
+ * file is read, so a bad one is an error naming the file, the row and the text, whichever figure is asked for.
  */
 public final class Published {
     private Published() {}
@@ -43,13 +45,43 @@ public final class Published {
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("no published figures '" + name + "': " + file + " does not exist");
         }
+        Table figures;
         try {
-            return Table.read().usingOptions(CsvReadOptions.builder(file.toFile())
+            figures = Table.read().usingOptions(CsvReadOptions.builder(file.toFile())
                     .tableName(name).columnTypes(column -> ColumnType.STRING));
         } catch (RuntimeException e) {
             if (e.getCause() instanceof IOException io) throw new UncheckedIOException(io);
             throw e;
         }
+        // Every row now, not only the one asked for: a typo anywhere in the file is found on first use.
+        if (!figures.columnNames().contains(VALUE)) {
+            throw new IllegalArgumentException(shown(name) + " has no '" + VALUE + "' column; its columns are " + figures.columnNames());
+        }
+        for (int row = 0; row < figures.rowCount(); row++) number(figures, name, row);
+        return figures;
+    }
+
+    /** The column that holds each figure's number. */
+    static final String VALUE = "value";
+
+    /** A plain decimal number, as a person writes it: no NaN, Infinity, hex, thousands separators or units. */
+    private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?");
+
+    /** The file as a person finds it in the course folder. */
+    private static String shown(String name) {
+        return "data/seed-figures/" + name + ".csv";
+    }
+
+    /** Row {@code row}'s (0-based) value; an error naming the file, the 1-based data row and the text if it is no number. */
+    private static double number(Table figures, String name, int row) {
+        String text = figures.stringColumn(VALUE).get(row);
+        String t = text == null ? "" : text.strip();
+        if (NUMBER.matcher(t).matches()) {
+            double v = Double.parseDouble(t);
+            if (Double.isFinite(v)) return v;
+        }
+        throw new IllegalArgumentException(shown(name) + ", row " + (row + 1) + ": " + VALUE + " '" + (text == null ? "" : text)
+                + "' is not a number (rows count from 1, the first line under the header)");
     }
 
     static double value(Table figures, String name, String... pairs) {
@@ -71,6 +103,9 @@ public final class Published {
             throw new IllegalArgumentException(matches.length + " figures in '" + name + "' match " + wanted
                     + " (need exactly one); the file has:\n" + figures.print());
         }
-        return Double.parseDouble(figures.stringColumn("value").get(matches[0]));
+        if (!figures.columnNames().contains(VALUE)) {
+            throw new IllegalArgumentException(shown(name) + " has no '" + VALUE + "' column; its columns are " + figures.columnNames());
+        }
+        return number(figures, name, matches[0]);
     }
 }
