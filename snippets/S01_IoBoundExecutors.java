@@ -37,6 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
 import unpinned.JmhArgs;
 import unpinned.Profile;
 
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -85,11 +87,23 @@ public class S01_IoBoundExecutors {
         }
     }
 
+    /** Refuses parameters the benchmark can't run, before any JVM is forked. */
+    static void validate(Map<String, List<String>> params) {
+        for (String kind : params.getOrDefault("executor", List.of())) {
+            if (kind.equals("virtual")) continue;
+            if (!kind.startsWith("fixed-")) {
+                throw new IllegalArgumentException("-p executor must be fixed-N (a pool of N threads, 1 to 10,000)"
+                        + " or virtual; got '" + kind + "'");
+            }
+            JmhArgs.requireInt("executor (the N of fixed-N)", kind.substring("fixed-".length()), 1, 10_000);
+        }
+        JmhArgs.requireInts(params, "tasks", 1, 1_000_000);
+        JmhArgs.requireInts(params, "sleepMs", 0, 60_000);
+    }
+
     public static void main(String[] args) throws Exception {
         Profile profile = Profile.announce();
-        String[] merged = JmhArgs.merge(JmhArgs.defaults(profile), args);
-        System.out.println("JMH arguments: " + String.join(" ", merged));
-        org.openjdk.jmh.Main.main(merged);
+        JmhArgs.runOrExit("S01", JmhArgs.defaults(profile), args, S01_IoBoundExecutors::validate);
     }
 }
 
@@ -102,7 +116,7 @@ public class S01_IoBoundExecutors {
  * What you should see (ms/op; each at or just above its bound, never below). Measured on 2 cores, JDK 25, quick:
  *   fixed-8    3,164   63 rounds of 50 ms: the pool, not the CPU, is the limit
  *   fixed-200    161   3 rounds, plus starting 200 platform threads
- *   virtual       51   one round: all 500 sleep at once on a couple of carrier threads
+ *   virtual       51   one round: all 500 sleep at once; a sleeping virtual thread is unmounted, on no carrier
  * The core count hardly matters here (the source's 8 cores gave ~3,150 / ~178 / ~54).
  * The gap grows with tasks: -p tasks=10000 measured fixed-200 2,539 ms (bound 2,500), virtual 59 ms.
  */

@@ -1,29 +1,86 @@
-"""Runs every catalog alias the way a learner would (`jbang <alias>`), with tiny parameters."""
+"""Runs every catalog alias the way a learner would (`jbang <alias>`), with tiny parameters; checks that bad input
+gets one clear line and a non-zero exit; and compares the course's load generator with wrk on the same server."""
+from __future__ import annotations
+
 import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from contextlib import contextmanager
 
 import pytest
 
 from conftest import HOME, catalog, jbang, report
 
 JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
-# Every alias needs an entry here: a new snippet cannot slip past the suite.
+# Every alias needs an entry here: a new snippet cannot slip past the suite. Servers run until stopped, so
+# their entry is what to start them with; the `sleep_server` fixture runs them.
 TINY_ARGS = {
     "io-bound": JMH_TINY + ["-p", "tasks=40", "-p", "sleepMs=20"],
     "cpu-bound": JMH_TINY + ["-p", "tasks=8", "-p", "updates=2000"],
-    "sleep-endpoint": ["--users", "20", "--requests", "3", "--sleep-ms", "20", "--pool", "4"],
+    "sleep-endpoint": ["--users", "20", "--sleep-ms", "20", "--pool", "4", "--warmup-s", "0.5", "--duration-s", "1"],
+    "http-load": ["--connections", "10", "--warmup-s", "0.5", "--duration-s", "1"],  # + --url of the fixture's server
 }
+SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"]}
 
 
 def test_every_alias_has_tiny_arguments():
-    assert set(catalog()) == set(TINY_ARGS)
+    assert set(catalog()) == set(TINY_ARGS) | set(SERVERS)
+
+
+@contextmanager
+def server(alias: str, *args: str, ready_within: float = 180):
+    """A server alias started as a learner would, with --control; yields its ready record and stops it after."""
+    proc = subprocess.Popen(["bash", str(HOME / "tools" / "jbang"), alias, "--port", "0", "--control", *args], cwd=HOME,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + ready_within
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if line.startswith("@@ready "):
+                yield proc, json.loads(line[len("@@ready "):])
+                break
+            assert time.monotonic() < deadline, "".join(seen)
+        else:
+            pytest.fail(f"{alias} ended without a ready line:\n" + "".join(seen))
+    finally:
+        if proc.poll() is None:
+            proc.stdin.write("stop\n")
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def sleep_server():
+    with server("sleep-server", *SERVERS["sleep-server"]) as (proc, ready):
+        yield proc, ready
+
+
+def stats(proc) -> dict:
+    proc.stdin.write("stats\n")
+    proc.stdin.flush()
+    for line in proc.stdout:
+        if line.startswith("@@stats "):
+            return json.loads(line[len("@@stats "):])
+    pytest.fail("the server ended without answering stats")
 
 
 @pytest.mark.parametrize("alias", sorted(TINY_ARGS))
-def test_alias_runs_with_tiny_parameters(alias, tmp_path):
+def test_alias_runs_with_tiny_parameters(alias, tmp_path, sleep_server):
     args = list(TINY_ARGS[alias])
     is_jmh = args[:1] == ["-f"]
     if is_jmh:
         args += ["-rf", "json", "-rff", str(tmp_path / "jmh.json")]
+    if alias == "http-load":
+        args += ["--url", sleep_server[1]["uri"]]
     run = jbang(alias, *args, timeout=900)
     out = run.stdout + run.stderr
     assert run.returncode == 0, out[-6000:]
@@ -34,6 +91,20 @@ def test_alias_runs_with_tiny_parameters(alias, tmp_path):
         report(f"alias {alias}: " + ", ".join(
             f"{r['params'].get('executor', r['benchmark'].rsplit('.', 1)[-1])} {r['primaryMetric']['score']:.1f}"
             f" {r['primaryMetric']['scoreUnit']}" for r in results))
+    if alias == "http-load":
+        result = json.loads(next(l for l in run.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+        bound = 10 / 0.020  # 10 connections, 20 ms: Little's law
+        assert result["errors"] == 0 and 0 < result["throughput"] <= bound * 1.02, result
+        assert result["minMs"] >= 20, result
+
+
+def test_a_server_reports_its_own_cpu_memory_and_threads(sleep_server):
+    proc, ready = sleep_server
+    assert ready["uri"].startswith("http://127.0.0.1:") and ready["mode"] == "virtual"
+    s = stats(proc)
+    for key in ("cpuNanos", "rssBytes", "heapUsedBytes", "liveThreads", "osThreads", "handled", "peakConcurrency"):
+        assert key in s, s
+    assert s["cpuNanos"] > 0 and s["heapUsedBytes"] > 0 and s["liveThreads"] > 0
 
 
 def test_io_bound_tiny_run_respects_the_sleep(tmp_path):
@@ -44,7 +115,113 @@ def test_io_bound_tiny_run_respects_the_sleep(tmp_path):
     assert 20 <= score <= 40, f"40 virtual threads sleeping 20 ms took {score} ms"
 
 
-def test_bad_input_is_a_clear_error():
-    run = jbang("sleep-endpoint", "--users", "-5", timeout=600)
-    assert run.returncode != 0
-    assert "users" in (run.stdout + run.stderr), "the message must name the bad setting"
+def one_line_error(run, *words):
+    """A refused input: non-zero exit and one line on stderr naming the problem (JBang's own lines aside)."""
+    err = [l for l in run.stderr.splitlines() if l.strip() and not l.startswith("[jbang]")]
+    assert run.returncode != 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert len(err) == 1, "expected one line on stderr:\n" + run.stderr[-3000:]
+    for w in words:
+        assert w in err[0], err[0]
+    assert "Exception" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
+    return err[0]
+
+
+BAD_INPUT = {
+    "io-bound executor": (["io-bound", "-p", "executor=bogus"], ["executor", "fixed-N", "virtual", "bogus"]),
+    "io-bound pool of 0": (["io-bound", "-p", "executor=fixed-0"], ["executor", "1 to 10,000", "'0'"]),
+    "io-bound tasks text": (["io-bound", "-p", "tasks=abc"], ["tasks", "whole number", "abc"]),
+    "io-bound tasks negative": (["io-bound", "-p", "tasks=-5"], ["tasks", "1 to 1,000,000", "-5"]),
+    "io-bound tasks zero": (["io-bound", "-p", "tasks=0"], ["tasks", "'0'"]),
+    "cpu-bound executor": (["cpu-bound", "-p", "executor=fixed-8"], ["executor", "fixed-cores, virtual"]),
+    "cpu-bound updates": (["cpu-bound", "-p", "updates=0"], ["updates", "whole number"]),
+    "sleep-endpoint users": (["sleep-endpoint", "--users", "-5"], ["--users", "1 to 50,000", "-5"]),
+    "sleep-endpoint mode": (["sleep-endpoint", "--mode", "fast"], ["--mode", "pool, virtual, both"]),
+    "sleep-endpoint unknown": (["sleep-endpoint", "--requests", "3"], ["unknown option '--requests'", "allowed"]),
+    "http-load no url": (["http-load"], ["--url is required"]),
+    "http-load remote": (["http-load", "--url", "http://example.com/"], ["loopback"]),
+    "http-load connections": (["http-load", "--url", "http://127.0.0.1:9/", "--connections", "0"], ["--connections"]),
+    "sleep-server pool": (["sleep-server", "--mode", "pool", "--threads", "0"], ["--threads", "1 to 10,000"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_INPUT))
+def test_bad_input_is_one_clear_line(case):
+    args, words = BAD_INPUT[case]
+    one_line_error(jbang(*args, timeout=600), *words)
+
+
+def test_a_busy_port_is_refused_by_name():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        one_line_error(jbang("sleep-server", "--port", str(port), timeout=600), f"port {port} is in use")
+
+
+def test_too_few_open_files_are_refused_before_measuring(tmp_path):
+    env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path))
+    run = subprocess.run(["bash", "-c", f"ulimit -n 256 && exec bash '{HOME}/tools/jbang' sleep-endpoint --users 400"],
+                         cwd=HOME, capture_output=True, text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
+    one_line_error(run, "open files", "ulimit -n")
+    assert not list(tmp_path.rglob("*.json")), "a refused run saves nothing"
+
+
+def test_a_results_folder_inside_data_is_refused_before_measuring():
+    target = HOME / "data" / "my-results"
+    env = dict(os.environ, UNPINNED_RESULTS=str(target))
+    run = subprocess.run(["bash", str(HOME / "tools" / "jbang"), "sleep-endpoint"], cwd=HOME, capture_output=True,
+                         text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
+    try:
+        one_line_error(run, "refusing to write results", "UNPINNED_RESULTS")
+        assert "ServerProcess" not in run.stdout, "it must refuse before starting anything"
+    finally:
+        shutil.rmtree(target, ignore_errors=True)
+
+
+def test_a_load_where_every_request_fails_exits_non_zero_and_summarises(tmp_path):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    run = jbang("http-load", "--url", f"http://127.0.0.1:{port}/", "--connections", "20", "--warmup-s", "0",
+                "--duration-s", "1", timeout=600)
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert "@@result" not in run.stdout, "a failed run reports nothing"
+    refused = [l for l in run.stdout.splitlines() if "Connection refused" in l]
+    assert len(refused) == 1, "identical errors are summarised in one line:\n" + run.stdout[-3000:]
+    assert "no request succeeded" in run.stderr
+
+
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of every child process this one has waited for so far."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not on PATH (Debian/Ubuntu: apt-get install wrk; "
+                                                         "macOS: brew install wrk)")
+def test_the_course_load_generator_keeps_up_with_wrk():
+    """The same virtual-thread server (100 ms, 500 connections), loaded by wrk and by the course's generator."""
+    seconds, connections, bound = 8, 500, 500 / 0.100
+    with server("sleep-server", "--mode", "virtual", "--sleep-ms", "100") as (proc, ready):
+        url = ready["uri"]
+        before = cpu_of_children()
+        wrk = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", url], capture_output=True, text=True,
+                             timeout=120)
+        wrk_cpu = cpu_of_children() - before
+        assert wrk.returncode == 0, wrk.stdout + wrk.stderr
+        wrk_rate = float(re.search(r"Requests/sec:\s+([0-9.]+)", wrk.stdout).group(1))
+        wrk_total = int(re.search(r"(\d+) requests in", wrk.stdout).group(1))
+        assert "Socket errors" not in wrk.stdout and "Non-2xx" not in wrk.stdout, wrk.stdout
+        ours = jbang("http-load", "--url", url, "--connections", str(connections), "--threads", "2",
+                     "--warmup-s", "3", "--duration-s", str(seconds), timeout=300)
+        assert ours.returncode == 0, ours.stdout[-3000:] + ours.stderr[-3000:]
+        result = json.loads(next(l for l in ours.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+    for rate in (wrk_rate, result["throughput"]):
+        assert rate <= bound * 1.02, f"above Little's law bound {bound}: {rate}"
+    assert result["errors"] == 0
+    ratio = result["throughput"] / wrk_rate
+    report(f"load generator vs wrk, same virtual-thread server, {connections} connections, 100 ms: course "
+           f"{result['throughput']:,.0f} req/s, wrk {wrk_rate:,.0f} req/s, course/wrk = {ratio:.3f} (target >= 0.97); "
+           f"client CPU per request: course {result['clientCpuUsPerRequest']:.0f} µs, wrk {wrk_cpu / wrk_total * 1e6:.0f} µs")
+    assert ratio > 0.8, "the course's generator fell far behind wrk on the same server"

@@ -35,7 +35,9 @@ class JmhTest {
                         "scoreUnit" : "ms/op",
                         "rawData" : [ [ 52.0, 53.0 ] ]
                     },
-                    "secondaryMetrics" : { }
+                    "secondaryMetrics" : {
+                        "batches" : { "score" : 21.0, "scoreError" : "NaN", "scoreUnit" : "#", "rawData" : [ [ 10.0, 11.0 ] ] }
+                    }
                 },
                 {
                     "jmhVersion" : "1.37",
@@ -66,6 +68,9 @@ class JmhTest {
         assertEquals(3.25, vt.error());
         assertEquals("ms/op", vt.unit());
         assertArrayEquals(new double[] {52.0, 53.0}, vt.samples());
+        assertArrayEquals(new double[] {10.0, 11.0}, vt.secondary("batches"));
+        assertMessage("sleepingTasksOnExecutor has no secondary metric 'cpu'; it has [batches]", () -> vt.secondary("cpu"));
+        assertTrue(rs.get(1).secondary().isEmpty());
         assertTrue(Double.isNaN(rs.get(1).error()), "one iteration: JMH's \"NaN\" error reads as NaN");
         assertEquals(Jmh.parse(REPORT), rs, "records with arrays compare by content");
         assertEquals(List.of(), Jmh.parse("[]"));
@@ -80,9 +85,8 @@ class JmhTest {
         params.put("tasks", "16");
         params.put("executor", "virtual,fixed-8");
         List<String> cmd = Jmh.command(home, "S01_X.java", params, "-i", "1");
-        List<String> expected = new java.util.ArrayList<>(List.of(home.resolve("tools/jbang").toString()));
-        JmhArgs.quietUnsafe(Runtime.version().feature()).forEach(f -> expected.add("--runtime-option=" + f));
-        expected.addAll(List.of("snippets/S01_X.java", "-i", "1", "-p", "tasks=16", "-p", "executor=virtual,fixed-8"));
+        List<String> expected = List.of(home.resolve("tools/jbang").toString(),
+                "snippets/S01_X.java", "-i", "1", "-p", "tasks=16", "-p", "executor=virtual,fixed-8");
         assertEquals(expected, cmd);
         assertMessage("snippet must be a file name in snippets/", () -> Jmh.command(home, "../etc/passwd", Map.of()));
         assertMessage("no snippet S09_Missing.java in", () -> Jmh.command(home, "S09_Missing.java", Map.of()));
@@ -99,7 +103,7 @@ class JmhTest {
             Thread.sleep(200);
             List<ProcessHandle> tree = p.descendants().toList();
             assertTrue(!tree.isEmpty(), "the shell should have children");
-            Jmh.destroyTree(p);
+            ChildRun.destroyTree(p);
             assertTrue(!p.isAlive());
             for (ProcessHandle h : tree) assertTrue(!h.isAlive(), "descendant " + h.pid() + " survived");
         } finally {
@@ -109,7 +113,7 @@ class JmhTest {
 
     @Test
     void jmhArgsUserFlagsWinFlagByFlag() {
-        assertArrayEquals(new String[] {"-f", "1", "-wi", "1", "-w", "1s", "-i", "1", "-r", "1s"},
+        assertArrayEquals(new String[] {"-f", "1", "-wi", "1", "-w", "1s", "-i", "1", "-r", "1s", "-foe", "true"},
                 JmhArgs.merge(JmhArgs.QUICK, "-i", "1"));
         assertArrayEquals(JmhArgs.QUICK.toArray(), JmhArgs.merge(JmhArgs.QUICK));
         assertArrayEquals(new String[] {"-f", "1", "-p", "updates=50000", "-p", "tasks=16"},
@@ -127,5 +131,70 @@ class JmhTest {
         assertTrue(!JmhArgs.setsParam("updates", "-p", "tasks=7"));
         assertMessage("JMH option -i needs a value", () -> JmhArgs.merge(JmhArgs.QUICK, "-i"));
         assertMessage("JMH option -p needs name=value", () -> JmhArgs.merge(JmhArgs.QUICK, "-p", "16"));
+    }
+
+    @Test
+    void snippetParametersAreValidatedWithWhatIsAllowed() {
+        var params = JmhArgs.params("-f", "1", "-p", "tasks=16,abc", "-p", "executor=virtual");
+        assertEquals(List.of("16", "abc"), params.get("tasks"));
+        assertMessage("-p tasks must be a whole number from 1 to 1,000; got 'abc'",
+                () -> JmhArgs.requireInts(params, "tasks", 1, 1_000));
+        assertMessage("-p tasks must be a whole number from 1 to 1,000; got '-5'",
+                () -> JmhArgs.requireInts(JmhArgs.params("-p", "tasks=-5"), "tasks", 1, 1_000));
+        assertMessage("-p executor must be one of fixed-cores, virtual; got 'bogus'",
+                () -> JmhArgs.requireOneOf(JmhArgs.params("-p", "executor=bogus"), "executor", List.of("fixed-cores", "virtual")));
+        JmhArgs.requireOneOf(params, "executor", List.of("fixed-cores", "virtual"));
+        JmhArgs.requireInts(params, "missing", 1, 2); // absent: the snippet's default applies
+        assertTrue(JmhArgs.QUICK.containsAll(List.of("-foe", "true")) && JmhArgs.FULL.containsAll(List.of("-foe", "true")),
+                "a benchmark that throws must fail the run");
+    }
+
+    @Test
+    void progressShowsOneLinePerBenchmarkAndCountsWhatStarted() {
+        Jmh.Progress p = new Jmh.Progress();
+        assertEquals(null, p.line("# Warmup: 1 iterations, 1 s each"));
+        assertEquals(null, p.line("# Measurement: 2 iterations, 1 s each"));
+        assertEquals(null, p.line("# Benchmark: unpinned.snippets.S01_IoBoundExecutors.sleepingTasksOnExecutor"));
+        assertEquals("sleepingTasksOnExecutor (executor=fixed-8, tasks=500) · starting",
+                p.line("# Parameters: (executor = fixed-8, tasks = 500)"));
+        assertEquals("sleepingTasksOnExecutor (executor=fixed-8, tasks=500) · warm-up 1/1: 3,164 ms/op",
+                p.line("# Warmup Iteration   1: 3164.123 ms/op"));
+        assertEquals("sleepingTasksOnExecutor (executor=fixed-8, tasks=500) · iteration 2/2: 51.20 ms/op",
+                p.line("Iteration   2: 51.2 ms/op"));
+        assertEquals(null, p.line("Result \"unpinned.snippets.S01_IoBoundExecutors.sleepingTasksOnExecutor\":"));
+        assertEquals("sleepingTasksOnExecutor (executor=fixed-8, tasks=500): 3,162 ± 12.35 ms/op\n",
+                p.line("  3162.290 ±(99.9%) 12.345 ms/op [Average]"));
+        assertEquals(null, p.line("# Benchmark: unpinned.snippets.S01_IoBoundExecutors.other"));
+        assertEquals(2, p.started);
+        assertEquals("Building jar for S01.java...", p.line("[jbang] Building jar for S01.java..."));
+    }
+
+    /** A stand-in for tools/jbang that prints JMH-like output, writes a report with one result, and exits with {@code exit}. */
+    static Path fakeCourse(Path home, int benchmarksStarted, int exit) throws Exception {
+        Files.createDirectories(home.resolve("snippets"));
+        Files.createDirectories(home.resolve("tools"));
+        Files.writeString(home.resolve("snippets/S01_X.java"), "class S01_X {}");
+        String first = REPORT.substring(REPORT.indexOf('{'), REPORT.indexOf("\"jmhVersion\"", REPORT.indexOf("\"jmhVersion\"") + 1));
+        String report = "[" + first.substring(0, first.lastIndexOf(',')) + "]";
+        StringBuilder script = new StringBuilder("#!/usr/bin/env bash\n");
+        for (int i = 0; i < benchmarksStarted; i++) script.append("echo '# Benchmark: a.B.m").append(i).append("'\n");
+        script.append("while [ $# -gt 0 ]; do [ \"$1\" = -rff ] && out=$2; shift; done\n");
+        script.append("cat > \"$out\" <<'JSON'\n").append(report).append("\nJSON\n");
+        script.append("exit ").append(exit).append("\n");
+        Path jbang = home.resolve("tools/jbang");
+        Files.writeString(jbang, script);
+        jbang.toFile().setExecutable(true);
+        return home;
+    }
+
+    @Test
+    void aRunThatFailsOrReportsFewerResultsThanItStartedRaises(@TempDir Path tmp) throws Exception {
+        assertEquals(1, Jmh.run(fakeCourse(tmp.resolve("ok"), 1, 0), "S01_X.java", Map.of()).size());
+        IllegalStateException failed = assertThrows(IllegalStateException.class,
+                () -> Jmh.run(fakeCourse(tmp.resolve("failed"), 1, 1), "S01_X.java", Map.of()));
+        assertTrue(failed.getMessage().contains("failed with exit code 1"), failed.getMessage());
+        IllegalStateException partial = assertThrows(IllegalStateException.class,
+                () -> Jmh.run(fakeCourse(tmp.resolve("partial"), 2, 0), "S01_X.java", Map.of()));
+        assertTrue(partial.getMessage().contains("reported 1 results for the 2 benchmarks it started"), partial.getMessage());
     }
 }

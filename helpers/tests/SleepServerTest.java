@@ -53,9 +53,9 @@ class SleepServerTest {
     @Test
     void aPoolLimitsConcurrencyToItsThreads() throws Exception {
         try (SleepServer server = SleepServer.pooled(2, Duration.ofMillis(20))) {
-            HttpLoad.Result r = HttpLoad.run(server.uri(), 6, 2, Duration.ofSeconds(10));
+            HttpLoad.Result r = HttpLoad.run(HttpLoad.Options.closedLoop(server.uri(), 6, Duration.ZERO, Duration.ofMillis(300)));
             assertEquals(0, r.errors());
-            assertEquals(12, server.handled());
+            assertTrue(server.handled() >= r.requests() && r.requests() > 0, r.toString());
             assertEquals(2, server.peakConcurrency(), "a pool of 2 never runs more than 2 handlers");
             assertEquals("pool", server.mode());
             assertEquals(2, server.threads());

@@ -61,6 +61,7 @@ public final class Course {
     public static Profile setup() {
         requireJdk(Runtime.version().feature());
         Profile p = Profile.announce();
+        Results.checkDir(); // a results folder inside data/ is refused now, not after a measurement
         System.out.println("Machine: " + Machine.summary());
         return p;
     }

@@ -2,118 +2,202 @@
 package unpinned;
 
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
-import java.io.BufferedInputStream;
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
+import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A closed-loop HTTP load generator, like JMeter or k6 with no think time: {@code users} virtual
- * users, each on its own virtual thread with its own keep-alive connection, send
- * {@code GET target} one after the other, the next as soon as the previous answer has arrived,
- * {@code requestsPerUser} times each. With a server that holds each request for S seconds and
- * handles at most C at once, Little's law bounds the throughput to min(users, C) / S.
+ * The course's HTTP load generator, built like wrk: a few event-loop threads (one per core by
+ * default), each driving its share of keep-alive connections with non-blocking sockets, so the
+ * client spends a few microseconds of CPU per request and is not what limits a run on a small
+ * machine.
  *
- * <p>What is measured: every user first opens its connection; the clock starts when all are
- * connected (connect time is not part of the window). Each latency runs from writing the request
- * to reading the last byte of the answer. Throughput = successful requests / (last completion -
- * start). Min, max, mean and standard deviation are exact; percentiles come from an HdrHistogram
- * (3 significant digits).
+ * <p><b>Two ways to load a server.</b> Closed loop ({@code rate == 0}): each connection is a user
+ * with no think time, sending its next request as soon as the previous answer arrives, so at most
+ * {@code connections} requests are in flight; Little's law bounds the throughput to
+ * min(connections, server concurrency) / service time. Open loop ({@code rate > 0}): requests are
+ * due at a fixed total rate, spread evenly over the connections; a connection still waiting when
+ * its next request is due sends it as soon as it can, and that request's latency counts from when
+ * it was due (wrk2's correction for coordinated omission), so a slow server shows as latency
+ * instead of silently lowering the offered load.
  *
- * <p>Failures are counted, never thrown: non-200 answers, I/O errors (the user then reconnects
- * for its next request) and timeouts. {@code deadline} bounds the whole call: no request is
- * issued after it, a request still waiting at the deadline times out and counts as an error, and
- * requests never issued are reported in {@link Result#notIssued()}. Only loopback targets
- * (127.0.0.0/8, ::1, localhost) are accepted. Interrupting the calling thread stops every user,
- * closes every socket and throws {@link InterruptedException}.
+ * <p><b>What is counted.</b> A run has a warm-up phase and a measured phase, both by time (as wrk
+ * and JMH do). Connections start spread over the first part of the warm-up, so they don't hit the
+ * server in lock-step. Only responses that complete inside the measured window count: throughput
+ * is those responses divided by the window's length, and their latencies (from writing the request,
+ * or from when it was due in an open loop, to its last byte) go into an HdrHistogram. Min, max,
+ * mean and standard deviation are exact. The client's own CPU time during the window (its JVM's
+ * process CPU time) divided by the counted responses is reported with every run.
  *
- * <p>The client is cheap (about 0.04 ms of CPU per request, no HttpClient), so on two cores it
- * keeps a 5,000 req/s bound within a few percent.
+ * <p><b>Failures are counted, never thrown</b>: refused or reset connections, timeouts, statuses
+ * outside 2xx, malformed answers. Each kind is tallied once with its count, so a dead server makes
+ * one line, not thousands. Only loopback targets are accepted. Before it starts, the run checks
+ * that the process may open enough files for its connections. Interrupting the calling thread
+ * stops the event loops, closes every socket and throws {@link InterruptedException}.
  */
 public final class HttpLoad {
     private HttpLoad() {}
 
-    /** Guard: more users than this is almost certainly a typo (each needs two file descriptors). */
-    public static final int MAX_USERS = 50_000;
-    /** Longest run accepted. */
-    public static final Duration MAX_DEADLINE = Duration.ofHours(1);
-    /** Longest a user waits for its connection to open. */
-    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
+    /** Guard: more connections than this is almost certainly a typo. */
+    public static final int MAX_CONNECTIONS = 50_000;
+    /** Longest run (warm-up plus measurement) accepted. */
+    public static final Duration MAX_RUN = Duration.ofHours(1);
+    /** Highest open-loop rate accepted, requests per second. */
+    public static final double MAX_RATE = 1_000_000;
+    /** File descriptors kept in reserve besides one per connection (the JVM's own jars, pipes, epoll). */
+    public static final int SPARE_FILES = 64;
 
     private static final long HIGHEST_MICROS = TimeUnit.HOURS.toMicros(1);
-    private static final int MAX_LINE = 8192;
+    private static final int MAX_HEADER_BYTES = 16 * 1024;
+    private static final long RETRY_AFTER_ERROR_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /**
-     * What a run measured. {@code requests} counts successful (200) answers, {@code errors} every
-     * failed attempt; times are in milliseconds; NaN where nothing succeeded.
+     * How to load the target.
+     *
+     * @param target      an {@code http://} URI on a loopback address
+     * @param connections keep-alive connections (closed loop: users), 1..50,000
+     * @param threads     event-loop threads, 1..connections (wrk's -t); 0 picks min(cores, connections)
+     * @param warmUp      time before the measured window, >= 0 (connections ramp up in its first half, at most 1 s)
+     * @param duration    the measured window, > 0
+     * @param rate        total requests per second for an open loop, or 0 for a closed loop
+     * @param timeout     longest wait for one answer before it counts as an error and the connection is renewed
      */
-    public record Result(int users, long requests, long errors, double elapsedSeconds, double throughput,
-                         double meanMs, double minMs, double maxMs, double stdDevMs,
-                         double p50Ms, double p90Ms, double p99Ms, long notIssued) {
+    public record Options(URI target, int connections, int threads, Duration warmUp, Duration duration, double rate,
+                          Duration timeout) {
+        public Options {
+            loopbackAddress(target);
+            if (connections < 1 || connections > MAX_CONNECTIONS) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
+                        "connections must be a whole number from 1 to %,d; got %d", MAX_CONNECTIONS, connections));
+            }
+            if (threads == 0) threads = Math.min(Runtime.getRuntime().availableProcessors(), connections);
+            if (threads < 1 || threads > connections) {
+                throw new IllegalArgumentException("threads must be from 1 to the number of connections ("
+                        + connections + "), or 0 for one per core; got " + threads);
+            }
+            if (warmUp == null || warmUp.isNegative()) {
+                throw new IllegalArgumentException("warmUp must be 0 s or longer, got " + warmUp);
+            }
+            if (duration == null || duration.isNegative() || duration.isZero()) {
+                throw new IllegalArgumentException("duration must be longer than 0 s, got " + duration);
+            }
+            if (warmUp.plus(duration).compareTo(MAX_RUN) > 0) {
+                throw new IllegalArgumentException("warm-up plus duration must be at most 1 h, got " + warmUp.plus(duration));
+            }
+            if (!(rate >= 0 && rate <= MAX_RATE)) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT,
+                        "rate must be 0 (closed loop) or a number of requests per second up to %,.0f; got %s", MAX_RATE, rate));
+            }
+            if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be longer than 0 s, got " + timeout);
+            }
+        }
+
+        /** A closed loop: {@code connections} users, no think time, default threads and a 30 s timeout. */
+        public static Options closedLoop(URI target, int connections, Duration warmUp, Duration duration) {
+            return new Options(target, connections, 0, warmUp, duration, 0, Duration.ofSeconds(30));
+        }
+
+        /** An open loop at {@code rate} requests per second over {@code connections} connections. */
+        public static Options openLoop(URI target, int connections, double rate, Duration warmUp, Duration duration) {
+            if (!(rate > 0)) throw new IllegalArgumentException("an open loop needs a rate > 0 requests per second, got " + rate);
+            return new Options(target, connections, 0, warmUp, duration, rate, Duration.ofSeconds(30));
+        }
+
+        public boolean closed() {
+            return rate == 0;
+        }
+    }
+
+    /**
+     * What a run measured, inside the measured window only (times in ms; NaN where nothing succeeded).
+     *
+     * @param requests            2xx responses completed inside the window
+     * @param errors              failures inside the window (all kinds)
+     * @param errorKinds          every failure of the whole run (warm-up too) by kind, with its count
+     * @param clientCpuUsPerRequest the client JVM's CPU time in the window, in microseconds, per counted response
+     */
+    public record Result(String loop, int connections, int threads, double rate, long requests, long errors,
+                         double seconds, double throughput, double meanMs, double minMs, double maxMs,
+                         double stdDevMs, double p50Ms, double p90Ms, double p99Ms, double p999Ms,
+                         double clientCpuUsPerRequest, long warmUpRequests, Map<String, Long> errorKinds) {
         @Override
         public String toString() {
             return String.format(Locale.ROOT,
-                    "%d users: %d ok, %d errors%s in %.3f s = %.1f req/s; latency ms: mean %.1f, min %.1f, max %.1f, "
-                            + "std dev %.2f, p50 %.1f, p90 %.1f, p99 %.1f",
-                    users, requests, errors, notIssued > 0 ? ", " + notIssued + " not issued (deadline)" : "",
-                    elapsedSeconds, throughput, meanMs, minMs, maxMs, stdDevMs, p50Ms, p90Ms, p99Ms);
+                    "%s loop, %d connections%s: %,d ok, %,d errors in %.1f s = %,.1f req/s; latency ms: mean %.1f,"
+                            + " min %.1f, p50 %.1f, p99 %.1f, max %.1f, std dev %.2f; client CPU %.1f µs/request",
+                    loop, connections, rate > 0 ? String.format(Locale.ROOT, " at %,.0f req/s", rate) : "",
+                    requests, errors, seconds, throughput, meanMs, minMs, p50Ms, p99Ms, maxMs, stdDevMs,
+                    clientCpuUsPerRequest);
         }
     }
 
+    /** What a run tells while it runs: a progress line about once a second, and the edges of the measured window. */
+    public interface Listener {
+        default void progress(String line) { }
+
+        default void windowStarted() { }
+
+        default void windowEnded() { }
+    }
+
+    /** Runs the load quietly. */
+    public static Result run(Options o) throws InterruptedException {
+        return run(o, new Listener() { });
+    }
+
     /**
-     * Runs the closed loop and waits for it.
+     * Runs the load and waits for it, telling {@code listener} its progress (phase, elapsed, current rate,
+     * errors so far) and when the measured window starts and ends.
      *
-     * @param target          an {@code http://} URI on a loopback address, e.g. {@code SleepServer.uri()}
-     * @param users           concurrent users, 1..50,000
-     * @param requestsPerUser requests each user sends, >= 1
-     * @param deadline        time budget of the whole call, > 0 and <= 1 h
+     * @throws IllegalStateException the process may not open enough files for the connections
      */
-    public static Result run(URI target, int users, int requestsPerUser, Duration deadline) throws InterruptedException {
-        InetSocketAddress address = loopbackAddress(target);
-        if (users < 1 || users > MAX_USERS) {
-            throw new IllegalArgumentException("users must be between 1 and " + MAX_USERS + ", got " + users);
-        }
-        if (requestsPerUser < 1) {
-            throw new IllegalArgumentException("requestsPerUser must be >= 1, got " + requestsPerUser);
-        }
-        if (deadline == null || deadline.isNegative() || deadline.isZero() || deadline.compareTo(MAX_DEADLINE) > 0) {
-            throw new IllegalArgumentException("deadline must be > 0 and <= 1 h, got " + deadline);
-        }
-        return new Run(address, requestBytes(target), users, requestsPerUser, deadline).execute();
+    public static Result run(Options o, Listener listener) throws InterruptedException {
+        if (o == null) throw new IllegalArgumentException("options must not be null");
+        if (listener == null) throw new IllegalArgumentException("listener must not be null");
+        requireOpenFiles(o.connections() + SPARE_FILES, o.connections() + " connections");
+        return new Run(o, listener).execute();
     }
 
     /**
-     * A run of well under a second measures whatever the JIT has not compiled yet: on 2 cores the
-     * compiler threads compete with the load. So before measuring, up to 40 requests per user (20,000
-     * for 500 users, at most 5 s) go through the same client and server code against a virtual-thread
-     * server sleeping 5 ms. Not part of any measurement.
+     * Refuses to start when this process may not open {@code needed} more files (each connection is one):
+     * the message names the limit and how to raise it. Where the JVM can't tell (not Unix), it passes.
      */
-    public static Result jitWarmUp(int users) throws InterruptedException {
-        try (SleepServer warm = SleepServer.virtual(Duration.ofMillis(5))) {
-            int perUser = Math.max(2, Math.min(40, 20_000 / Math.max(1, users)));
-            return run(warm.uri(), users, perUser, Duration.ofSeconds(5));
+    public static void requireOpenFiles(long needed, String forWhat) {
+        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os)) {
+            return;
         }
+        long limit = os.getMaxFileDescriptorCount(), open = os.getOpenFileDescriptorCount();
+        checkOpenFiles(needed, forWhat, limit, open);
     }
 
-    /** One request per user, not part of any measurement: lets the JIT and the server warm up. */
-    public static Result warmUp(URI target, int users) throws InterruptedException {
-        return run(target, users, 1, Duration.ofSeconds(30));
+    static void checkOpenFiles(long needed, String forWhat, long limit, long open) {
+        if (open + needed > limit) {
+            throw new IllegalStateException(String.format(Locale.ROOT,
+                    "%s need about %,d open files but this process may open %,d (%,d already open; `ulimit -n`);"
+                            + " raise the limit, e.g. `ulimit -n 65536` in the shell that starts JupyterLab or the snippet,"
+                            + " or use fewer connections", forWhat, needed, limit, open));
+        }
     }
 
     /** The socket address of a loopback http:// target; anything else is refused without a DNS lookup. */
@@ -148,311 +232,524 @@ public final class HttpLoad {
         return host.matches("\\d{1,3}(\\.\\d{1,3}){3}") || (host.contains(":") && host.matches("[0-9A-Fa-f:.%]+"));
     }
 
-    private static byte[] requestBytes(URI target) {
+    static byte[] requestBytes(URI target) {
         String path = target.getRawPath() == null || target.getRawPath().isEmpty() ? "/" : target.getRawPath();
         if (target.getRawQuery() != null) path += "?" + target.getRawQuery();
         String host = target.getHost() + (target.getPort() == -1 ? "" : ":" + target.getPort());
-        return ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: keep-alive\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII);
+        return ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
-    /** One run: the users, their shared histogram and the clock. */
+    // ------------------------------------------------------------------------------------------ the run
+
+    /** One run: its clock, its event loops and what they counted. */
     private static final class Run {
+        final Options o;
+        final Listener listener;
         final InetSocketAddress address;
         final byte[] request;
-        final int users;
-        final int requestsPerUser;
-        final long deadlineNanos;
-        final Recorder recorder = new Recorder(1, HIGHEST_MICROS, 3);
-        final CountDownLatch connected;
-        final CountDownLatch go = new CountDownLatch(1);
+        final long start, measureStart, end, rampNanos, timeoutNanos;
+        final LongAdder completed = new LongAdder();
+        final LongAdder failed = new LongAdder();
         volatile boolean stop;
+        volatile long cpuAtMeasureStart = -1;
 
-        Run(InetSocketAddress address, byte[] request, int users, int requestsPerUser, Duration deadline) {
-            this.address = address;
-            this.request = request;
-            this.users = users;
-            this.requestsPerUser = requestsPerUser;
-            this.deadlineNanos = System.nanoTime() + deadline.toNanos();
-            this.connected = new CountDownLatch(users);
+        Run(Options o, Listener listener) {
+            this.o = o;
+            this.listener = listener;
+            this.address = loopbackAddress(o.target());
+            this.request = requestBytes(o.target());
+            this.start = System.nanoTime();
+            this.measureStart = start + o.warmUp().toNanos();
+            this.end = measureStart + o.duration().toNanos();
+            this.rampNanos = Math.min(o.warmUp().toNanos() / 2, TimeUnit.SECONDS.toNanos(1));
+            this.timeoutNanos = o.timeout().toNanos();
         }
 
         Result execute() throws InterruptedException {
-            List<User> all = new ArrayList<>(users);
-            List<Thread> threads = new ArrayList<>(users);
-            boolean finished = false;
-            long start = 0;
+            List<Loop> loops = new ArrayList<>();
+            List<Thread> threads = new ArrayList<>();
             try {
-                var factory = Thread.ofVirtual().name("http-load-user-", 0).factory();
-                for (int i = 0; i < users; i++) {
-                    User u = new User(this);
-                    all.add(u);
-                    Thread t = factory.newThread(u);
-                    threads.add(t);
-                    t.start();
+                for (int t = 0; t < o.threads(); t++) {
+                    // connections t, t + threads, t + 2 x threads...: the ramp stays even across the loops
+                    List<Integer> mine = new ArrayList<>();
+                    for (int c = t; c < o.connections(); c += o.threads()) mine.add(c);
+                    Loop loop = new Loop(this, mine);
+                    loops.add(loop);
+                    threads.add(Thread.ofPlatform().daemon(true).name("http-load-" + t).start(loop));
                 }
-                connected.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-                start = System.nanoTime();
-                go.countDown();
-                long graceNanos = TimeUnit.SECONDS.toNanos(2);
-                for (Thread t : threads) {
-                    long left = deadlineNanos + graceNanos - System.nanoTime();
-                    if (left <= 0 || !t.join(Duration.ofNanos(left))) break;
-                }
-                finished = threads.stream().noneMatch(Thread::isAlive);
+                report(loops, threads);
             } finally {
-                if (!finished) {
-                    // interrupted, or someone is stuck past the deadline: stop everybody, close every socket
-                    stop = true;
-                    go.countDown();
-                    for (User u : all) u.closeSocket();
-                    for (Thread t : threads) t.interrupt();
-                    boolean interrupted = Thread.interrupted();
-                    for (Thread t : threads) {
+                stop = true;
+                for (Loop l : loops) l.selector.wakeup();
+                boolean interrupted = Thread.interrupted();
+                for (Thread t : threads) {
+                    while (t.isAlive()) {
                         try {
-                            t.join(Duration.ofSeconds(1));
+                            t.join();
                         } catch (InterruptedException e) {
                             interrupted = true;
                         }
                     }
-                    if (interrupted) Thread.currentThread().interrupt();
                 }
-                for (User u : all) u.closeSocket();
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
             if (Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("HttpLoad interrupted; every user stopped and every socket closed");
+                throw new InterruptedException("HttpLoad interrupted; every connection closed");
             }
-            return summarize(all, start);
+            for (Loop l : loops) {
+                if (l.crash != null) throw new IllegalStateException("an event loop of HttpLoad failed: " + l.crash, l.crash);
+            }
+            return summarize(loops);
         }
 
-        Result summarize(List<User> all, long start) {
-            long ok = 0, errors = 0, notIssued = 0, sum = 0, end = start;
-            long min = Long.MAX_VALUE, max = Long.MIN_VALUE;
-            double sumSq = 0;
-            for (User u : all) {
-                synchronized (u) {
-                    ok += u.ok;
-                    errors += u.errors;
-                    notIssued += u.notIssued;
-                    sum += u.sumNanos;
-                    sumSq += u.sumSqMs;
-                    if (u.ok > 0) {
-                        min = Math.min(min, u.minNanos);
-                        max = Math.max(max, u.maxNanos);
-                    }
-                    end = Math.max(end, u.lastEndNanos);
+        /** Waits for the end of the run, printing a progress line about once a second. */
+        private void report(List<Loop> loops, List<Thread> threads) throws InterruptedException {
+            long lastCount = 0, lastTime = start;
+            boolean measuring = false;
+            while (true) {
+                long now = System.nanoTime();
+                if (!measuring && now >= measureStart) {
+                    measuring = true;
+                    cpuAtMeasureStart = ProcessStats.cpuNanos();
+                    listener.windowStarted();
                 }
+                if (now >= end || threads.stream().noneMatch(Thread::isAlive)) break;
+                long next = Math.min(end, measuring ? now + TimeUnit.SECONDS.toNanos(1)
+                        : Math.min(measureStart, now + TimeUnit.SECONDS.toNanos(1)));
+                TimeUnit.NANOSECONDS.sleep(Math.max(1, next - now)); // throws when interrupted
+                now = System.nanoTime();
+                long count = completed.sum();
+                double rate = (count - lastCount) / ((now - lastTime) / 1e9);
+                lastCount = count;
+                lastTime = now;
+                boolean inWindow = now > measureStart;
+                double phase = (now - (inWindow ? measureStart : start)) / 1e9;
+                double phaseLength = (inWindow ? o.duration() : o.warmUp()).toNanos() / 1e9;
+                listener.progress(String.format(Locale.ROOT, "%s %.0f/%.0f s · %,.0f req/s · %,d errors",
+                        inWindow ? "measuring" : "warm-up", Math.min(phase, phaseLength), phaseLength, rate, failed.sum()));
             }
-            Histogram h = recorder.getIntervalHistogram();
-            double elapsed = (end - start) / 1e9;
+            long cpuEnd = ProcessStats.cpuNanos();
+            stop = true;
+            listener.windowEnded();
+            for (Loop l : loops) l.cpuWindowNanos = cpuAtMeasureStart < 0 ? -1 : cpuEnd - cpuAtMeasureStart;
+        }
+
+        Result summarize(List<Loop> loops) {
+            Histogram h = new Histogram(1, HIGHEST_MICROS, 3);
+            long ok = 0, errors = 0, warm = 0, sumNanos = 0, min = Long.MAX_VALUE, max = Long.MIN_VALUE;
+            double sumSqMs = 0;
+            Map<String, Long> kinds = new LinkedHashMap<>();
+            long cpu = -1;
+            for (Loop l : loops) {
+                h.add(l.histogram);
+                ok += l.ok;
+                errors += l.errors;
+                warm += l.warmUpOk;
+                sumNanos += l.sumNanos;
+                sumSqMs += l.sumSqMs;
+                if (l.ok > 0) {
+                    min = Math.min(min, l.minNanos);
+                    max = Math.max(max, l.maxNanos);
+                }
+                l.errorKinds.forEach((k, v) -> kinds.merge(k, v, Long::sum));
+                cpu = l.cpuWindowNanos;
+            }
+            double seconds = o.duration().toNanos() / 1e9;
             double nan = Double.NaN;
+            String loop = o.closed() ? "closed" : "open";
             if (ok == 0) {
-                return new Result(users, 0, errors, elapsed, 0, nan, nan, nan, nan, nan, nan, nan, notIssued);
+                return new Result(loop, o.connections(), o.threads(), o.rate(), 0, errors, seconds, 0,
+                        nan, nan, nan, nan, nan, nan, nan, nan, nan, warm, kinds);
             }
-            double meanMs = sum / 1e6 / ok;
-            double variance = Math.max(0, sumSq / ok - meanMs * meanMs);
+            double meanMs = sumNanos / 1e6 / ok;
             double minMs = min / 1e6, maxMs = max / 1e6;
+            double variance = Math.max(0, sumSqMs / ok - meanMs * meanMs);
             // The histogram rounds to 3 significant digits; keep its percentiles inside the exact range.
             java.util.function.DoubleUnaryOperator pct =
                     q -> Math.min(maxMs, Math.max(minMs, h.getValueAtPercentile(q) / 1e3));
-            return new Result(users, ok, errors, elapsed, elapsed > 0 ? ok / elapsed : nan,
-                    meanMs, minMs, maxMs, Math.sqrt(variance),
-                    pct.applyAsDouble(50), pct.applyAsDouble(90), pct.applyAsDouble(99), notIssued);
+            return new Result(loop, o.connections(), o.threads(), o.rate(), ok, errors, seconds, ok / seconds,
+                    meanMs, minMs, maxMs, Math.sqrt(variance), pct.applyAsDouble(50), pct.applyAsDouble(90),
+                    pct.applyAsDouble(99), pct.applyAsDouble(99.9), cpu < 0 ? nan : cpu / 1e3 / ok, warm, kinds);
         }
     }
 
-    /** One virtual user: its connection, its loop and its own tallies (merged at the end). */
-    private static final class User implements Runnable {
+    /** One event loop: a selector and its share of the connections, with its own tallies (merged at the end). */
+    private static final class Loop implements Runnable {
         final Run run;
-        volatile Socket socket;
-        InputStream in;
-        OutputStream out;
-        final byte[] line = new byte[MAX_LINE];
-        final byte[] skip = new byte[4096];
-        long ok, errors, notIssued, sumNanos, lastEndNanos;
-        long minNanos = Long.MAX_VALUE, maxNanos = Long.MIN_VALUE;
+        final Selector selector;
+        final List<Conn> conns = new ArrayList<>();
+        /** Connections waiting to send, by when they may (ramp start, open-loop schedule, retry after an error). */
+        final PriorityQueue<Conn> due = new PriorityQueue<>((a, b) -> Long.compare(a.dueAt, b.dueAt));
+        final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
+        final Histogram histogram = new Histogram(1, HIGHEST_MICROS, 3);
+        final Map<String, Long> errorKinds = new LinkedHashMap<>();
+        long ok, errors, warmUpOk, sumNanos, minNanos = Long.MAX_VALUE, maxNanos = Long.MIN_VALUE;
         double sumSqMs;
+        volatile long cpuWindowNanos = -1;
+        volatile Throwable crash;
 
-        User(Run run) {
+        Loop(Run run, List<Integer> ids) {
             this.run = run;
+            try {
+                this.selector = Selector.open();
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot open a selector: " + e.getMessage(), e);
+            }
+            long interval = run.o.closed() ? 0 : (long) (1e9 * run.o.connections() / run.o.rate());
+            for (int id : ids) {
+                Conn c = new Conn(run.request);
+                // Spread the first requests: over the ramp for a closed loop, over one interval for an open one.
+                long offset = run.o.closed() ? run.rampNanos * id / run.o.connections() : interval * id / run.o.connections();
+                c.interval = interval;
+                c.dueAt = run.start + offset;
+                conns.add(c);
+                due.add(c);
+            }
         }
 
         @Override
         public void run() {
-            int done = 0;
             try {
-                try {
-                    connect();
-                } catch (IOException e) {
-                    synchronized (this) { errors++; }
-                    closeSocket();
-                } finally {
-                    run.connected.countDown();
-                }
-                try {
-                    run.go.await();
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (; done < run.requestsPerUser; done++) {
-                    if (run.stop || Thread.currentThread().isInterrupted()) break;
-                    long left = run.deadlineNanos - System.nanoTime();
-                    if (left <= 0) break;
-                    long t0 = System.nanoTime();
-                    try {
-                        Socket s = socket;
-                        if (s == null) s = connect();
-                        s.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(left))));
-                        out.write(run.request);
-                        out.flush();
-                        int status = readResponse();
-                        long t1 = System.nanoTime();
-                        if (status == 200) record(t1 - t0, t1);
-                        else fail(t1);
-                    } catch (IOException e) { // includes SocketTimeoutException
-                        fail(System.nanoTime());
-                        closeSocket();
-                    }
-                }
+                loop();
+            } catch (Throwable t) {
+                crash = t;
             } finally {
-                synchronized (this) { notIssued += run.requestsPerUser - done; }
-                closeSocket();
-            }
-        }
-
-        private synchronized void record(long nanos, long end) {
-            ok++;
-            sumNanos += nanos;
-            double ms = nanos / 1e6;
-            sumSqMs += ms * ms;
-            if (nanos < minNanos) minNanos = nanos;
-            if (nanos > maxNanos) maxNanos = nanos;
-            lastEndNanos = end;
-            run.recorder.recordValue(Math.min(HIGHEST_MICROS, Math.max(1, nanos / 1_000)));
-        }
-
-        private synchronized void fail(long end) {
-            errors++;
-            lastEndNanos = end;
-        }
-
-        private Socket connect() throws IOException {
-            Socket s = new Socket();
-            synchronized (this) { socket = s; }
-            s.setTcpNoDelay(true);
-            long left = TimeUnit.NANOSECONDS.toMillis(run.deadlineNanos - System.nanoTime());
-            if (left <= 0) throw new SocketTimeoutException("deadline reached before connecting");
-            s.connect(run.address, (int) Math.max(1, Math.min(CONNECT_TIMEOUT.toMillis(), left)));
-            in = new BufferedInputStream(s.getInputStream(), 8192);
-            out = s.getOutputStream();
-            return s;
-        }
-
-        void closeSocket() {
-            Socket s;
-            synchronized (this) {
-                s = socket;
-                socket = null;
-            }
-            if (s != null) {
+                for (Conn c : conns) c.close();
                 try {
-                    s.close();
+                    selector.close();
                 } catch (IOException ignored) {
                     // closing anyway
                 }
             }
         }
 
-        /** Reads one response (status line, headers, body); returns the status code. */
-        private int readResponse() throws IOException {
-            int n = readLine();
-            if (n < 0) throw new EOFException("connection closed by the server");
-            String status = new String(line, 0, n, StandardCharsets.US_ASCII);
-            int sp = status.indexOf(' ');
-            if (!status.startsWith("HTTP/") || sp < 0 || status.length() < sp + 4) {
-                throw new IOException("not an HTTP status line: " + status);
+        private void loop() throws IOException {
+            long nextTimeoutCheck = 0;
+            while (!run.stop) {
+                long now = System.nanoTime();
+                if (now >= run.end) break;
+                while (!due.isEmpty() && due.peek().dueAt <= now) send(due.poll(), now);
+                long wait = Math.min(run.end - now, TimeUnit.MILLISECONDS.toNanos(100));
+                if (!due.isEmpty()) wait = Math.min(wait, due.peek().dueAt - now);
+                if (wait <= 0) {
+                    selector.selectNow();
+                } else {
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait + 999_999)));
+                }
+                Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
+                while (keys.hasNext()) {
+                    SelectionKey key = keys.next();
+                    keys.remove();
+                    Conn c = (Conn) key.attachment();
+                    if (!key.isValid()) continue;
+                    try {
+                        if (key.isConnectable()) connected(c);
+                        else if (key.isWritable()) write(c);
+                        else if (key.isReadable()) read(c);
+                    } catch (IOException | RuntimeException e) {
+                        fail(c, kind(e), System.nanoTime());
+                    }
+                }
+                now = System.nanoTime();
+                if (now >= nextTimeoutCheck) {
+                    nextTimeoutCheck = now + TimeUnit.MILLISECONDS.toNanos(50);
+                    for (Conn c : conns) {
+                        if (c.waiting && now - c.sentAt > run.timeoutNanos) fail(c, "timeout: no answer in " + run.o.timeout(), now);
+                    }
+                }
             }
-            int code;
+        }
+
+        /** Sends the connection's next request, connecting first if it has no socket. */
+        private void send(Conn c, long now) {
+            c.latencyFrom = run.o.closed() ? now : c.dueAt; // open loop: latency counts from when it was due
             try {
-                code = Integer.parseInt(status.substring(sp + 1, sp + 4));
-            } catch (NumberFormatException e) {
-                throw new IOException("not an HTTP status line: " + status);
+                if (c.channel == null) {
+                    c.channel = SocketChannel.open();
+                    c.channel.configureBlocking(false);
+                    c.channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    c.sentAt = now;
+                    c.waiting = true;
+                    if (c.channel.connect(run.address)) {
+                        c.key = c.channel.register(selector, 0, c);
+                        c.parser.reset();
+                        c.out.clear();
+                        write(c);
+                    } else {
+                        c.key = c.channel.register(selector, SelectionKey.OP_CONNECT, c);
+                    }
+                    return;
+                }
+                c.sentAt = now;
+                c.waiting = true;
+                c.parser.reset();
+                c.out.clear();
+                write(c);
+            } catch (IOException | RuntimeException e) {
+                fail(c, kind(e), System.nanoTime());
             }
-            long contentLength = -1;
-            boolean chunked = false, close = status.startsWith("HTTP/1.0");
-            while ((n = readLine()) > 0) {
-                String h = new String(line, 0, n, StandardCharsets.US_ASCII);
-                int colon = h.indexOf(':');
+        }
+
+        private void connected(Conn c) throws IOException {
+            c.channel.finishConnect();
+            c.parser.reset();
+            c.out.clear();
+            write(c);
+        }
+
+        private void write(Conn c) throws IOException {
+            c.channel.write(c.out);
+            c.key.interestOps(c.out.hasRemaining() ? SelectionKey.OP_WRITE : SelectionKey.OP_READ);
+        }
+
+        private void read(Conn c) throws IOException {
+            readBuffer.clear();
+            int n = c.channel.read(readBuffer);
+            if (n < 0 && !c.waiting) {
+                c.close(); // the server closed an idle connection: the next request opens a new one
+                return;
+            }
+            if (n < 0) {
+                if (c.parser.endOfStream()) {
+                    completed(c, System.nanoTime());
+                    c.close();
+                    return;
+                }
+                throw new IOException("connection closed by the server");
+            }
+            readBuffer.flip();
+            if (!c.waiting) throw new IOException("bytes arrived with no request outstanding");
+            if (c.parser.feed(readBuffer)) {
+                if (readBuffer.hasRemaining()) throw new IOException("more bytes than one response");
+                completed(c, System.nanoTime());
+            }
+        }
+
+        private void completed(Conn c, long now) {
+            c.waiting = false;
+            if (c.parser.status() < 200 || c.parser.status() > 299) {
+                fail(c, "HTTP status " + c.parser.status(), now);
+                return;
+            }
+            if (!c.parser.keepAlive()) c.close();
+            if (now >= run.measureStart && now < run.end) {
+                long nanos = now - c.latencyFrom;
+                ok++;
+                sumNanos += nanos;
+                double ms = nanos / 1e6;
+                sumSqMs += ms * ms;
+                minNanos = Math.min(minNanos, nanos);
+                maxNanos = Math.max(maxNanos, nanos);
+                histogram.recordValue(Math.max(1, Math.min(HIGHEST_MICROS, nanos / 1_000)));
+            } else if (now < run.measureStart) {
+                warmUpOk++;
+            }
+            run.completed.increment();
+            schedule(c, now, 0);
+        }
+
+        private void fail(Conn c, String kind, long now) {
+            c.waiting = false;
+            c.close();
+            errorKinds.merge(kind, 1L, Long::sum);
+            if (now >= run.measureStart && now < run.end) errors++;
+            run.failed.increment();
+            schedule(c, now, RETRY_AFTER_ERROR_NANOS); // a dead server must not turn this loop into a busy spin
+        }
+
+        /** Closed loop: next request at once; open loop: at its slot in the schedule (at once if late). */
+        private void schedule(Conn c, long now, long delay) {
+            if (run.o.closed()) c.dueAt = now + delay;
+            else c.dueAt = delay > 0 ? Math.max(c.dueAt + c.interval, now + delay) : c.dueAt + c.interval; // late stays late
+            if (c.dueAt <= now && delay == 0) {
+                send(c, now);
+            } else {
+                due.add(c);
+            }
+        }
+
+        private static String kind(Throwable e) {
+            String m = e.getMessage();
+            return e.getClass().getSimpleName() + (m == null ? "" : ": " + m);
+        }
+    }
+
+    /** One keep-alive connection and the request it is working on. */
+    private static final class Conn {
+        final ByteBuffer out;
+        final ResponseParser parser = new ResponseParser();
+        SocketChannel channel;
+        SelectionKey key;
+        long dueAt, interval, sentAt, latencyFrom;
+        boolean waiting;
+
+        Conn(byte[] request) {
+            this.out = ByteBuffer.wrap(request);
+        }
+
+        void close() {
+            SocketChannel ch = channel;
+            channel = null;
+            key = null;
+            if (ch != null) {
+                try {
+                    ch.close(); // also cancels its key
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ parsing
+
+    /**
+     * An incremental HTTP/1.1 response parser: status line and headers, then a body framed by
+     * Content-Length, chunked transfer-encoding, or the end of the connection. Fed whatever bytes
+     * arrive; says when one whole response has been read.
+     */
+    static final class ResponseParser {
+        private enum State { HEADERS, BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, DONE }
+
+        private final byte[] header = new byte[MAX_HEADER_BYTES];
+        private int headerLength;
+        private State state = State.HEADERS;
+        private long remaining;
+        private int status;
+        private boolean keepAlive;
+        private final StringBuilder line = new StringBuilder();
+
+        void reset() {
+            state = State.HEADERS;
+            headerLength = 0;
+            remaining = 0;
+            status = 0;
+            keepAlive = true;
+            line.setLength(0);
+        }
+
+        int status() {
+            return status;
+        }
+
+        boolean keepAlive() {
+            return keepAlive;
+        }
+
+        /** The connection ended: true if that ends a body that runs to the end of the connection. */
+        boolean endOfStream() {
+            if (state == State.UNTIL_CLOSE) {
+                state = State.DONE;
+                keepAlive = false;
+                return true;
+            }
+            return false;
+        }
+
+        /** Consumes bytes of {@code in} up to the end of the response; true once the response is complete. */
+        boolean feed(ByteBuffer in) throws IOException {
+            while (in.hasRemaining() && state != State.DONE) {
+                switch (state) {
+                    case HEADERS -> {
+                        if (headerLength == header.length) throw new IOException("response headers longer than " + MAX_HEADER_BYTES + " bytes");
+                        header[headerLength++] = in.get();
+                        if (headerLength >= 4 && header[headerLength - 1] == '\n' && header[headerLength - 2] == '\r'
+                                && header[headerLength - 3] == '\n' && header[headerLength - 4] == '\r') {
+                            headersDone();
+                        }
+                    }
+                    case BODY -> {
+                        int skip = (int) Math.min(remaining, in.remaining());
+                        in.position(in.position() + skip);
+                        remaining -= skip;
+                        if (remaining == 0) state = State.DONE;
+                    }
+                    case CHUNK_SIZE, CHUNK_END, TRAILERS -> {
+                        char ch = (char) (in.get() & 0xff);
+                        if (ch != '\n') {
+                            if (line.length() > 1024) throw new IOException("chunk line too long");
+                            line.append(ch);
+                            continue;
+                        }
+                        String text = line.toString().trim();
+                        line.setLength(0);
+                        if (state == State.CHUNK_END) {
+                            if (!text.isEmpty()) throw new IOException("missing CRLF after a chunk");
+                            state = State.CHUNK_SIZE;
+                        } else if (state == State.TRAILERS) {
+                            if (text.isEmpty()) state = State.DONE;
+                        } else {
+                            int semi = text.indexOf(';');
+                            try {
+                                remaining = Long.parseLong(semi >= 0 ? text.substring(0, semi).trim() : text, 16);
+                            } catch (NumberFormatException e) {
+                                throw new IOException("bad chunk size: " + text);
+                            }
+                            state = remaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
+                        }
+                    }
+                    case CHUNK_DATA -> {
+                        int skip = (int) Math.min(remaining, in.remaining());
+                        in.position(in.position() + skip);
+                        remaining -= skip;
+                        if (remaining == 0) state = State.CHUNK_END;
+                    }
+                    case UNTIL_CLOSE -> in.position(in.limit());
+                    case DONE -> { }
+                }
+            }
+            return state == State.DONE;
+        }
+
+        private void headersDone() throws IOException {
+            String text = new String(header, 0, headerLength - 4, StandardCharsets.ISO_8859_1);
+            String[] lines = text.split("\r\n");
+            String first = lines[0];
+            if (!first.startsWith("HTTP/1.") || first.length() < 12 || first.charAt(8) != ' ') {
+                throw new IOException("not an HTTP/1.x status line: " + first.substring(0, Math.min(40, first.length())));
+            }
+            try {
+                status = Integer.parseInt(first.substring(9, 12));
+            } catch (NumberFormatException e) {
+                throw new IOException("not an HTTP status line: " + first);
+            }
+            keepAlive = first.startsWith("HTTP/1.1");
+            long length = -1;
+            boolean chunked = false;
+            for (int i = 1; i < lines.length; i++) {
+                int colon = lines[i].indexOf(':');
                 if (colon <= 0) continue;
-                String name = h.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                String value = h.substring(colon + 1).trim().toLowerCase(Locale.ROOT);
+                String name = lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                String value = lines[i].substring(colon + 1).trim().toLowerCase(Locale.ROOT);
                 switch (name) {
                     case "content-length" -> {
                         try {
-                            contentLength = Long.parseLong(value);
+                            length = Long.parseLong(value);
                         } catch (NumberFormatException e) {
                             throw new IOException("bad Content-Length: " + value);
                         }
                     }
                     case "transfer-encoding" -> chunked = value.contains("chunked");
-                    case "connection" -> close = value.contains("close") || (close && !value.contains("keep-alive"));
+                    case "connection" -> {
+                        if (value.contains("close")) keepAlive = false;
+                        else if (value.contains("keep-alive")) keepAlive = true;
+                    }
                     default -> { }
                 }
             }
-            if (n < 0) throw new EOFException("connection closed inside the headers");
-            boolean noBody = (code >= 100 && code < 200) || code == 204 || code == 304;
-            if (noBody) {
-                // nothing to read
+            boolean noBody = (status >= 100 && status < 200) || status == 204 || status == 304;
+            if (noBody || length == 0) {
+                state = State.DONE;
             } else if (chunked) {
-                readChunked();
-            } else if (contentLength >= 0) {
-                skipFully(contentLength);
+                state = State.CHUNK_SIZE;
+            } else if (length > 0) {
+                remaining = length;
+                state = State.BODY;
             } else {
-                while (in.read(skip) >= 0) { } // body runs to the end of the connection
-                close = true;
-            }
-            if (close) closeSocket();
-            return code;
-        }
-
-        private void readChunked() throws IOException {
-            while (true) {
-                int n = readLine();
-                if (n < 0) throw new EOFException("connection closed inside a chunked body");
-                String size = new String(line, 0, n, StandardCharsets.US_ASCII);
-                int semi = size.indexOf(';');
-                long len;
-                try {
-                    len = Long.parseLong((semi >= 0 ? size.substring(0, semi) : size).trim(), 16);
-                } catch (NumberFormatException e) {
-                    throw new IOException("bad chunk size: " + size);
-                }
-                if (len == 0) {
-                    while ((n = readLine()) > 0) { } // trailers
-                    return;
-                }
-                skipFully(len);
-                readLine(); // CRLF after the chunk
-            }
-        }
-
-        private void skipFully(long count) throws IOException {
-            while (count > 0) {
-                int r = in.read(skip, 0, (int) Math.min(skip.length, count));
-                if (r < 0) throw new EOFException("connection closed inside the body");
-                count -= r;
-            }
-        }
-
-        /** Reads one CRLF-terminated line into {@code line}; returns its length without CRLF, -1 at end of stream. */
-        private int readLine() throws IOException {
-            int n = 0;
-            while (true) {
-                int b = in.read();
-                if (b < 0) return n == 0 ? -1 : n;
-                if (b == '\n') return n > 0 && line[n - 1] == '\r' ? n - 1 : n;
-                if (n == line.length) throw new IOException("response line longer than " + MAX_LINE + " bytes");
-                line[n++] = (byte) b;
+                state = State.UNTIL_CLOSE;
+                keepAlive = false;
             }
         }
     }

@@ -4,27 +4,22 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * Runs a JMH snippet as a child process and reads its results. JMH benchmarks cannot be declared
@@ -35,18 +30,18 @@ import java.util.stream.Stream;
  * }</pre>
  *
  * which runs {@code <home>/tools/jbang snippets/S01_IoBoundExecutors.java -i 2 -p tasks=500 -rf json -rff <tmp>}
- * in the course folder, prints JMH's output line by line as it arrives, and parses the JSON report.
- * Interrupting the calling thread (a notebook's stop button) kills the child and everything it
- * started (JMH's forked JVMs included), sets the interrupt flag again and throws
- * {@link CancellationException}; any other failure kills the tree too.
- * Needs Json.java (Gson), Course.java, Machine.java and Profile.java alongside.
+ * through {@link ChildRun}: JMH's full output goes to a log file under the results folder, the cell
+ * shows one line per benchmark that updates as its iterations come in, and the JSON report is
+ * parsed. A failed benchmark makes the run fail loudly: the snippets run JMH with {@code -foe true},
+ * so a benchmark that throws ends the child with a non-zero exit, and a report with fewer results
+ * than the benchmarks JMH started is refused too. Interrupting the calling thread (a notebook's
+ * stop button) kills the child and its forks and throws {@link CancellationException}.
+ * Needs ChildRun.java, Json.java (Gson), Course.java, Results.java, Machine.java and Profile.java alongside.
  */
 public final class Jmh {
     private Jmh() {}
 
-    private static final Pattern SNIPPET = Pattern.compile("[A-Za-z0-9_]+\\.java");
     private static final Pattern PARAM_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-    private static final int TAIL_LINES = 40;
 
     /**
      * One benchmark x parameter combination of a JMH report.
@@ -58,13 +53,22 @@ public final class Jmh {
      * @param error     the 99.9 % confidence half-width (NaN with fewer than 2 iterations)
      * @param unit      e.g. "ms/op"
      * @param samples   every measurement iteration's score, forks one after the other
+     * @param secondary every secondary metric (e.g. {@code @AuxCounters}) by name: its value per iteration,
+     *                  in the same order as {@code samples}
      */
     public record Result(String benchmark, Map<String, String> params, String mode, double score, double error,
-                         String unit, double[] samples) {
+                         String unit, double[] samples, Map<String, double[]> secondary) {
         /** The benchmark method's simple name. */
         public String method() {
             int dot = benchmark.lastIndexOf('.');
             return dot < 0 ? benchmark : benchmark.substring(dot + 1);
+        }
+
+        /** Secondary metric {@code name} per iteration; an error names the metrics there are. */
+        public double[] secondary(String name) {
+            double[] v = secondary.get(name);
+            if (v == null) throw new IllegalArgumentException(method() + " has no secondary metric '" + name + "'; it has " + secondary.keySet());
+            return v;
         }
 
         @Override
@@ -77,12 +81,16 @@ public final class Jmh {
         public boolean equals(Object o) {
             return o instanceof Result r && benchmark.equals(r.benchmark) && params.equals(r.params)
                     && mode.equals(r.mode) && Double.compare(score, r.score) == 0 && Double.compare(error, r.error) == 0
-                    && unit.equals(r.unit) && Arrays.equals(samples, r.samples);
+                    && unit.equals(r.unit) && Arrays.equals(samples, r.samples) && sameSecondary(secondary, r.secondary);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(benchmark, params, mode, score, error, unit, Arrays.hashCode(samples));
+            return Objects.hash(benchmark, params, mode, score, error, unit, Arrays.hashCode(samples), secondary.keySet());
+        }
+
+        private static boolean sameSecondary(Map<String, double[]> a, Map<String, double[]> b) {
+            return a.keySet().equals(b.keySet()) && a.keySet().stream().allMatch(k -> Arrays.equals(a.get(k), b.get(k)));
         }
     }
 
@@ -91,13 +99,17 @@ public final class Jmh {
      * ({@code -p name=value}; several values as "a,b,c") and extra JMH arguments, and returns its results.
      *
      * @throws IllegalArgumentException bad snippet name, parameter or argument
-     * @throws IllegalStateException    the run failed (the message holds the end of its output)
+     * @throws IllegalStateException    the run failed, or reported fewer results than the benchmarks it started
+     *                                  (the message holds the end of its output and the log's path)
      * @throws CancellationException    the calling thread was interrupted: the child process tree is gone
      *                                  and the thread's interrupt flag is set again
      * @throws UncheckedIOException     the child could not be started or its report not read
      */
     public static List<Result> run(String snippet, Map<String, String> params, String... jmhArgs) {
-        Path home = Course.home();
+        return run(Course.home(), snippet, params, jmhArgs);
+    }
+
+    static List<Result> run(Path home, String snippet, Map<String, String> params, String... jmhArgs) {
         List<String> command = command(home, snippet, params, jmhArgs);
         Path report;
         try {
@@ -105,44 +117,21 @@ public final class Jmh {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temporary file for the JMH report", e);
         }
-        command.add("-rf");
-        command.add("json");
-        command.add("-rff");
-        command.add(report.toString());
-        Deque<String> tail = new ArrayDeque<>();
-        Process process = null;
-        Thread pump = null;
-        try {
-            System.out.println("[jmh] " + String.join(" ", command));
-            process = new ProcessBuilder(command).directory(home.toFile()).redirectErrorStream(true).start();
-            process.getOutputStream().close();
-            Process p = process;
-            // Reading a pipe cannot be interrupted, so a helper thread pumps the output and this thread waits.
-            pump = Thread.ofPlatform().daemon(true).name("jmh-output").start(() -> pump(p, tail));
-            int exit = process.waitFor();
-            pump.join(TimeUnit.SECONDS.toMillis(10));
-            if (exit != 0) {
-                throw new IllegalStateException("JMH run of snippets/" + snippet + " failed with exit code " + exit
-                        + "; its last lines:\n" + tail(tail));
-            }
+        command.addAll(List.of("-rf", "json", "-rff", report.toString()));
+        Progress progress = new Progress();
+        try (ChildRun child = ChildRun.start(ChildRun.label(snippet), home, command, progress::line)) {
+            child.awaitExit();
             String json = Files.readString(report, StandardCharsets.UTF_8);
-            if (json.isBlank()) {
-                throw new IllegalStateException("JMH run of snippets/" + snippet + " wrote no results (was -h or -l given?)"
-                        + "; its last lines:\n" + tail(tail));
+            if (json.isBlank()) throw child.failure("wrote no results (was -h or -l given?)");
+            List<Result> results = parse(json);
+            if (results.size() < progress.started) {
+                throw child.failure("reported " + results.size() + " results for the " + progress.started
+                        + " benchmarks it started");
             }
-            return parse(json);
-        } catch (InterruptedException e) {
-            destroyTree(process);
-            Thread.currentThread().interrupt();
-            CancellationException c = new CancellationException("JMH run of snippets/" + snippet
-                    + " interrupted; the child process and its descendants were killed");
-            c.initCause(e);
-            throw c;
+            return results;
         } catch (IOException e) {
-            throw new UncheckedIOException("JMH run of snippets/" + snippet + " failed: " + e.getMessage(), e);
+            throw new UncheckedIOException("JMH run of snippets/" + snippet + ": cannot read its report: " + e.getMessage(), e);
         } finally {
-            if (process != null && process.isAlive()) destroyTree(process);
-            if (pump != null) pump.interrupt();
             try {
                 Files.deleteIfExists(report);
             } catch (IOException ignored) {
@@ -153,25 +142,13 @@ public final class Jmh {
 
     /** The command line without the report options; validates everything first. */
     static List<String> command(Path home, String snippet, Map<String, String> params, String... jmhArgs) {
-        if (snippet == null || !SNIPPET.matcher(snippet).matches()) {
-            throw new IllegalArgumentException("snippet must be a file name in snippets/ like 'S01_IoBoundExecutors.java', got "
-                    + (snippet == null ? "null" : "'" + snippet + "'"));
-        }
-        Path file = home.resolve("snippets").resolve(snippet);
-        if (!Files.isRegularFile(file)) {
-            throw new IllegalArgumentException("no snippet " + snippet + " in " + file.getParent() + "; there are: " + snippets(home));
-        }
-        List<String> command = new ArrayList<>();
-        command.add(home.resolve("tools").resolve("jbang").toString());
-        // JBang runs the snippet's host JVM on the kernel's JDK: quiet JMH's Unsafe warning there too.
-        for (String flag : JmhArgs.quietUnsafe(Runtime.version().feature())) command.add("--runtime-option=" + flag);
-        command.add("snippets/" + snippet);
+        List<String> args = new ArrayList<>();
         for (String a : jmhArgs == null ? new String[0] : jmhArgs) {
             if (a == null) throw new IllegalArgumentException("jmhArgs must not contain null");
             if (a.equals("-rf") || a.equals("-rff") || a.equals("-o")) {
                 throw new IllegalArgumentException("jmhArgs must not contain " + a + ": Jmh.run sets the report file itself");
             }
-            command.add(a);
+            args.add(a);
         }
         if (params != null) {
             params.forEach((k, v) -> {
@@ -181,63 +158,64 @@ public final class Jmh {
                 if (v == null || v.isBlank() || v.contains(" ")) {
                     throw new IllegalArgumentException("parameter " + k + " needs a value without spaces (several as a,b,c), got '" + v + "'");
                 }
-                command.add("-p");
-                command.add(k + "=" + v);
+                args.add("-p");
+                args.add(k + "=" + v);
             });
         }
-        return command;
+        return ChildRun.snippetCommand(home, snippet, args);
     }
 
-    private static String snippets(Path home) {
-        try (Stream<Path> s = Files.list(home.resolve("snippets"))) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".java")).sorted().toList().toString();
-        } catch (IOException e) {
-            return "(none)";
-        }
-    }
+    /**
+     * Turns JMH's console output into one line per benchmark, updated as its iterations come in, e.g.
+     * {@code sleepingTasksOnExecutor (executor=fixed-8) · iteration 2/5: 3,161 ms/op}, and counts the
+     * benchmarks started.
+     */
+    static final class Progress {
+        private static final Pattern ITERATIONS = Pattern.compile("# (Warmup|Measurement): (\\d+) iterations.*");
+        private static final Pattern ITERATION = Pattern.compile("(# Warmup )?Iteration\\s+(\\d+): ([0-9.,]+) (\\S+).*");
+        private static final Pattern RESULT = Pattern.compile("\\s+([0-9.,]+) ±\\(99\\.9%\\) ([0-9.,]+) (\\S+).*");
+        int started;
+        private int warmups, iterations;
+        private String name = "";
+        private boolean resultNext;
 
-    private static void pump(Process p, Deque<String> tail) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                System.out.println(line);
-                synchronized (tail) {
-                    tail.addLast(line);
-                    if (tail.size() > TAIL_LINES) tail.removeFirst();
-                }
+        String line(String line) {
+            Matcher m;
+            if (line.startsWith("[jbang] ")) return line.substring(8);
+            if ((m = ITERATIONS.matcher(line)).matches()) {
+                if (m.group(1).equals("Warmup")) warmups = Integer.parseInt(m.group(2));
+                else iterations = Integer.parseInt(m.group(2));
+            } else if (line.startsWith("# Benchmark: ")) {
+                started++;
+                String b = line.substring("# Benchmark: ".length()).trim();
+                name = b.substring(b.lastIndexOf('.') + 1);
+            } else if (line.startsWith("# Parameters: (")) {
+                name += " (" + line.substring("# Parameters: (".length(), line.length() - 1).replace(" = ", "=") + ")";
+                return name + " · starting";
+            } else if ((m = ITERATION.matcher(line)).matches()) {
+                boolean warm = m.group(1) != null;
+                return String.format(Locale.ROOT, "%s · %s %s/%d: %s %s", name, warm ? "warm-up" : "iteration",
+                        m.group(2), warm ? warmups : iterations, number(m.group(3)), m.group(4));
+            } else if (line.startsWith("Result \"")) {
+                resultNext = true;
+            } else if (resultNext && (m = RESULT.matcher(line)).matches()) {
+                resultNext = false;
+                return String.format(Locale.ROOT, "%s: %s ± %s %s%n", name, number(m.group(1)), number(m.group(2)), m.group(3));
+            } else if (resultNext && !line.isBlank()) {
+                resultNext = false; // one iteration: JMH prints the score alone
+                return name + ": " + line.trim() + "\n";
             }
-        } catch (IOException e) {
-            // the process was killed: nothing more to read
+            return null;
         }
-    }
 
-    private static String tail(Deque<String> tail) {
-        synchronized (tail) {
-            return String.join("\n", tail);
-        }
-    }
-
-    /** Kills the process and every descendant (JBang's JVM, JMH's forks), children first listed before any dies. */
-    static void destroyTree(Process process) {
-        if (process == null) return;
-        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-        Collections.reverse(tree);
-        tree.add(process.toHandle());
-        tree.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        boolean interrupted = Thread.interrupted();
-        for (ProcessHandle h : tree) {
+        private static String number(String jmh) {
             try {
-                long left = deadline - System.nanoTime();
-                if (left > 0) h.onExit().get(left, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (Exception e) {
-                // timed out or failed: forced below
+                double v = Double.parseDouble(jmh.replace(",", ""));
+                return String.format(Locale.ROOT, v >= 100 ? "%,.0f" : "%,.2f", v);
+            } catch (NumberFormatException e) {
+                return jmh;
             }
         }
-        tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-        if (interrupted) Thread.currentThread().interrupt();
     }
 
     /** Parses a JMH JSON report ({@code -rf json}). */
@@ -255,17 +233,27 @@ public final class Jmh {
                 o.getAsJsonObject("params").entrySet().forEach(p -> params.put(p.getKey(), p.getValue().getAsString()));
             }
             JsonObject m = o.getAsJsonObject("primaryMetric");
-            List<Double> samples = new ArrayList<>();
-            if (m.has("rawData") && m.get("rawData").isJsonArray()) {
-                for (JsonElement fork : m.getAsJsonArray("rawData")) {
-                    for (JsonElement v : (JsonArray) fork) samples.add(number(v));
-                }
+            Map<String, double[]> secondary = new LinkedHashMap<>();
+            if (o.has("secondaryMetrics") && o.get("secondaryMetrics").isJsonObject()) {
+                o.getAsJsonObject("secondaryMetrics").entrySet().forEach(metric ->
+                        secondary.put(metric.getKey(), raw(metric.getValue().getAsJsonObject())));
             }
             out.add(new Result(o.get("benchmark").getAsString(), Collections.unmodifiableMap(params),
                     o.get("mode").getAsString(), number(m.get("score")), number(m.get("scoreError")),
-                    m.get("scoreUnit").getAsString(), samples.stream().mapToDouble(Double::doubleValue).toArray()));
+                    m.get("scoreUnit").getAsString(), raw(m), Collections.unmodifiableMap(secondary)));
         }
         return out;
+    }
+
+    /** A metric's per-iteration values, forks one after the other. */
+    private static double[] raw(JsonObject metric) {
+        List<Double> samples = new ArrayList<>();
+        if (metric.has("rawData") && metric.get("rawData").isJsonArray()) {
+            for (JsonElement fork : metric.getAsJsonArray("rawData")) {
+                for (JsonElement v : (JsonArray) fork) samples.add(number(v));
+            }
+        }
+        return samples.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     // JMH writes NaN as the string "NaN".

@@ -1,3 +1,4 @@
+//DEPS org.openjdk.jmh:jmh-core:1.37
 package unpinned;
 
 import java.util.ArrayList;
@@ -26,10 +27,15 @@ public final class JmhArgs {
     /** Options that may be given several times, each adding to the others. */
     static final Set<String> REPEATABLE = Set.of("-prof");
 
-    /** The quick-profile defaults of the snippets: 1 fork, 1 x 1 s warm-up, 2 x 1 s measurement. */
-    public static final List<String> QUICK = List.of("-f", "1", "-wi", "1", "-w", "1s", "-i", "2", "-r", "1s");
+    /**
+     * The quick-profile defaults of the snippets: 1 fork, 1 x 1 s warm-up, 2 x 1 s measurement, and fail on
+     * error ({@code -foe true}: a benchmark that throws ends the run with a non-zero exit, never a partial report).
+     */
+    public static final List<String> QUICK =
+            List.of("-f", "1", "-wi", "1", "-w", "1s", "-i", "2", "-r", "1s", "-foe", "true");
     /** The full-profile defaults (the sources' JMH settings): 1 fork, 3 x 1 s warm-up, 5 x 1 s measurement. */
-    public static final List<String> FULL = List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s");
+    public static final List<String> FULL =
+            List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s", "-foe", "true");
 
     /**
      * {@link #QUICK} or {@link #FULL}; on JDK 24+ also {@code -jvmArgsAppend --sun-misc-unsafe-memory-access=allow},
@@ -83,6 +89,67 @@ public final class JmhArgs {
             if (user[i].equals("-p") && user[i + 1].startsWith(name + "=")) return true;
         }
         return false;
+    }
+
+    /** The {@code -p name=a,b,c} parameters of a (merged) command line: name -> its values, in order. */
+    public static Map<String, List<String>> params(String... args) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (int i = 0; args != null && i + 1 < args.length; i++) {
+            if (!args[i].equals("-p")) continue;
+            String value = args[++i];
+            int eq = value.indexOf('=');
+            if (eq <= 0) throw new IllegalArgumentException("JMH option -p needs name=value (e.g. -p tasks=500), got " + value);
+            out.put(value.substring(0, eq), List.of(value.substring(eq + 1).split(",", -1)));
+        }
+        return out;
+    }
+
+    /** Every value of parameter {@code name}, if given, must be one of {@code allowed}. */
+    public static void requireOneOf(Map<String, List<String>> params, String name, List<String> allowed) {
+        for (String v : params.getOrDefault(name, List.of())) {
+            if (!allowed.contains(v.trim())) {
+                throw new IllegalArgumentException("-p " + name + " must be one of " + String.join(", ", allowed)
+                        + "; got '" + v + "'");
+            }
+        }
+    }
+
+    /** Every value of parameter {@code name}, if given, must be a whole number in [min, max]. */
+    public static void requireInts(Map<String, List<String>> params, String name, long min, long max) {
+        for (String v : params.getOrDefault(name, List.of())) requireInt(name, v, min, max);
+    }
+
+    /** {@code value} as a whole number in [min, max], or an error naming parameter {@code name} and the range. */
+    public static long requireInt(String name, String value, long min, long max) {
+        try {
+            long n = Long.parseLong(value.trim());
+            if (n >= min && n <= max) return n;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+                "-p %s must be a whole number from %,d to %,d; got '%s'", name, min, max, value));
+    }
+
+    /**
+     * A JMH snippet's {@code main}: merges its defaults with the user's arguments, lets {@code validate}
+     * check the parameters, and runs JMH. Bad input ends the JVM with one line on stderr
+     * ({@code <snippet>: <what is allowed>}) and exit code 2, before any fork starts; a failed benchmark
+     * ends it with JMH's exit code (non-zero, thanks to {@code -foe true}).
+     */
+    public static void runOrExit(String snippet, List<String> defaults, String[] args,
+                                 java.util.function.Consumer<Map<String, List<String>>> validate) throws Exception {
+        String[] merged;
+        try {
+            merged = merge(defaults, args);
+            validate.accept(params(merged));
+        } catch (IllegalArgumentException e) {
+            System.err.println(snippet + ": " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.out.println("JMH arguments: " + String.join(" ", merged));
+        org.openjdk.jmh.Main.main(merged);
     }
 
     private static void parse(List<String> args, Map<String, List<String>> merged, List<String> patterns) {

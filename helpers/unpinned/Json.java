@@ -34,6 +34,11 @@ public final class Json {
 
     private Json() {}
 
+    /** JSON on one line (for a protocol line such as {@code @@result {...}}). */
+    public static String compact(Object value) {
+        return JsonParser.parseString(GSON.toJson(value)).toString();
+    }
+
     /** Pretty JSON for records, maps, lists, arrays, numbers and strings (null gives "null"). */
     public static String write(Object value) {
         return GSON.toJson(value);

@@ -42,6 +42,16 @@ public final class Results {
         return dir(System.getenv(DIR_ENV), Course::home);
     }
 
+    /**
+     * {@link #dir()}, refused before anything is measured when it lies inside {@code <home>/data}
+     * (where a run would later be refused its save): call it first thing.
+     */
+    public static Path checkDir() {
+        Path dir = dir();
+        Course.findHome().ifPresent(h -> refuseReferenceData(dir, h));
+        return dir;
+    }
+
     static Path dir(String env, Supplier<Path> home) {
         if (env != null && !env.isBlank()) return Path.of(env).toAbsolutePath().normalize();
         return home.get().resolve("results");

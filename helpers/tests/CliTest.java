@@ -1,0 +1,40 @@
+package unpinned;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static unpinned.SleepServerTest.assertMessage;
+
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CliTest {
+    static final Set<String> VALUES = Set.of("--users", "--rate", "--mode");
+    static final Set<String> FLAGS = Set.of("--control");
+
+    @Test
+    void readsValuesBothWaysAndFlags() {
+        Cli cli = Cli.parse(new String[] {"--users", "500", "--rate=2.5", "--control"}, VALUES, FLAGS);
+        assertEquals(500, cli.intValue("--users", 1, 1, 50_000));
+        assertEquals(2.5, cli.doubleValue("--rate", 0, 0, 10));
+        assertTrue(cli.has("--control"));
+        assertEquals("both", cli.oneOf("--mode", "both", List.of("pool", "virtual", "both")));
+        assertEquals(7, Cli.parse(new String[0], VALUES, FLAGS).intValue("--users", 7, 1, 10));
+    }
+
+    @Test
+    void mistakesNameTheOptionAndWhatIsAllowed() {
+        assertMessage("--users must be a whole number from 1 to 50,000; got '-5'",
+                () -> Cli.parse(new String[] {"--users", "-5"}, VALUES, FLAGS).intValue("--users", 1, 1, 50_000));
+        assertMessage("--users must be a whole number from 1 to 50,000; got 'abc'",
+                () -> Cli.parse(new String[] {"--users=abc"}, VALUES, FLAGS).intValue("--users", 1, 1, 50_000));
+        assertMessage("--rate must be a number from 0 to 10; got 'NaN'",
+                () -> Cli.parse(new String[] {"--rate", "NaN"}, VALUES, FLAGS).doubleValue("--rate", 0, 0, 10));
+        assertMessage("--mode must be one of pool, virtual; got 'x'",
+                () -> Cli.parse(new String[] {"--mode", "x"}, VALUES, FLAGS).oneOf("--mode", "pool", List.of("pool", "virtual")));
+        assertMessage("unknown option '--user'; allowed: --control, --mode, --rate, --users",
+                () -> Cli.parse(new String[] {"--user", "5"}, VALUES, FLAGS));
+        assertMessage("--users needs a value", () -> Cli.parse(new String[] {"--users"}, VALUES, FLAGS));
+        assertMessage("--control takes no value", () -> Cli.parse(new String[] {"--control=yes"}, VALUES, FLAGS));
+    }
+}
