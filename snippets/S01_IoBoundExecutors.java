@@ -21,7 +21,8 @@ package unpinned.snippets;
  *   fixed-8    ceil(500 / 8)   x 50 ms = 63 x 50 = 3,150 ms
  *   fixed-200  ceil(500 / 200) x 50 ms =  3 x 50 =   150 ms
  *   virtual    1 round                 =            50 ms  (a sleeping virtual thread frees its carrier)
- * The source (seeds/000, 8 cores) published ~3,150, ~178 and ~54 ms.
+ * The source (a JMH blog post on virtual threads, 8 cores, Java 21; see data/sources.md) published
+ * ~3,150, ~178 and ~54 ms.
  */
 
 import org.openjdk.jmh.annotations.Benchmark;

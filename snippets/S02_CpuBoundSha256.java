@@ -113,11 +113,11 @@ public class S02_CpuBoundSha256 {
     }
 
     /** One task: {@code updates} one-byte updates, then the digest (returned, so the JIT cannot drop the work). */
-    static byte[] hash(int updates, int seed) throws NoSuchAlgorithmException {
+    static byte[] hash(int updates, int salt) throws NoSuchAlgorithmException {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] one = {(byte) seed};
+        byte[] one = {(byte) salt};
         for (int i = 0; i < updates; i++) {
-            one[0] = (byte) (seed + i);
+            one[0] = (byte) (salt + i);
             sha.update(one);
         }
         return sha.digest();
@@ -130,8 +130,8 @@ public class S02_CpuBoundSha256 {
         try (ExecutorService pool = newExecutor(batch.executor)) {
             List<Future<byte[]>> digests = new ArrayList<>(batch.tasks);
             for (int i = 0; i < batch.tasks; i++) {
-                int seed = i;
-                digests.add(pool.submit(() -> hash(batch.updates, seed)));
+                int salt = i;
+                digests.add(pool.submit(() -> hash(batch.updates, salt)));
             }
             for (Future<byte[]> d : digests) bh.consume(d.get());
         }

@@ -32,8 +32,8 @@ package unpinned.snippets;
  * in a closed loop each user then waits R = users / throughput per request):
  *   pool of 50  min(500, 50)  / 0.1 s =   500 req/s, R = 500 / 500 req/s = 1,000 ms
  *   virtual     min(500, 500) / 0.1 s = 5,000 req/s, R just above 100 ms
- * The source (a pull request with Spring Boot + JMeter results on a laptop) published 479.1 and
- * 3,921.6 req/s.
+ * The source (sunwon12's pull request "virtual thread performance test results", Oct 2025: Spring Boot
+ * on a laptop) published 479.1 and 3,921.6 req/s.
  *
  * Three JVMs, as in a real test: this one only orchestrates; the server (S04, alias sleep-server)
  * runs in its own JVM on 127.0.0.1 and reports its own CPU, memory and threads; the load
@@ -60,8 +60,8 @@ import java.util.Set;
 public class S03_SleepEndpointLoad {
 
     /**
-     * Figures published by the source (Spring Boot 3.4.4, Tomcat, JMeter; 500 users x 10, 100 ms sleep),
-     * the same numbers as data/seed-figures/seed001-http.csv (kept here so the snippet needs no CSV reader).
+     * Figures published by the source (Spring Boot 3.4.4, Tomcat; 500 users x 10, 100 ms sleep),
+     * the same numbers as data/published/vt-http-pr.csv (kept here so the snippet needs no CSV reader).
      */
     record Published(String source, double throughput, double meanMs, double minMs, double maxMs, double stdDevMs) {}
 
@@ -186,7 +186,7 @@ public class S03_SleepEndpointLoad {
  *   pool of 50  0.98-0.99 of its 500 req/s bound, mean ~1,000 ms (450 requests always queue), errors 0;
  *               the published run reached 0.96 (479.1 req/s).
  *   virtual     0.97-0.99 of 5,000 req/s, mean ~101-103 ms, errors 0; the published run reached 0.78
- *               (3,921.6 req/s: JMeter, Spring and Tomcat cost more CPU per request on one laptop).
+ *               (3,921.6 req/s: its load tool, Spring and Tomcat cost more CPU per request on one laptop).
  * The server's CPU per request shows what each request costs; the pool server keeps 50+ live
  * threads, the virtual one a handful (virtual threads are not counted as live platform threads).
  * Doubling --pool doubles the pool's bound and throughput; virtual threads need no such knob.

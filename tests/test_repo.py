@@ -72,12 +72,14 @@ def test_readme_lists_every_alias_and_notebook():
         assert nb.name in readme, f"README does not link {nb.name}"
 
 
-def test_seed_figures_parse_and_name_their_source():
-    files = sorted((HOME / "data" / "seed-figures").glob("*.csv"))
+def test_published_figures_parse_and_name_their_source():
+    sources = {r["id"] for r in csv.DictReader((HOME / "data" / "sources.csv").open())}
+    files = sorted((HOME / "data" / "published").glob("*.csv"))
     assert files
     for f in files:
         rows = list(csv.DictReader(f.open()))
-        assert rows and all(r["seed"] and float(r["value"]) >= 0 for r in rows), f.name
+        assert rows and all(r["source"] in sources and float(r["value"]) >= 0 for r in rows), f.name
+        assert f.stem in sources, f"{f.name}: a published-figures file is named after its source's id"
         assert f.name in (HOME / "data" / "README.md").read_text(), f"{f.name} is not described in data/README.md"
 
 
@@ -110,3 +112,20 @@ def test_notebook_cells_print_whole_lines(path):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert "System.out.printf" not in cell.source, f"{path.name}: use println(String.format(...)):\n{cell.source}"
+
+
+def test_sources_are_cited_by_name_not_by_workspace_ids():
+    """Learners don't have the course authors' workspace: no 'seed NNN' wording and no ../shared paths anywhere
+    they read (notebooks, snippets, helpers, README, catalog, data), and every source has a citation."""
+    words = re.compile(r"\bseeds?\b|seed[ -]?\d{3}|\.\./shared", re.I)
+    readable = [*NOTEBOOKS, *SNIPPETS, HOME / "README.md", HOME / "jbang-catalog.json",
+                *(HOME / "helpers").rglob("*.java"), *(HOME / "helpers").rglob("*.md"),
+                *(p for p in (HOME / "data").rglob("*") if p.is_file() and p.suffix in (".md", ".csv", ".json"))]
+    for path in readable:
+        found = words.findall(path.read_text(errors="replace"))
+        assert not found, f"{path.relative_to(HOME)} says {found[:3]}: cite the source by name (data/sources.md)"
+        assert not words.search(path.name), f"{path.relative_to(HOME)}: name files after the source's id"
+    rows = list(csv.DictReader((HOME / "data" / "sources.csv").open()))
+    assert len(rows) == 5 and all(r["id"] and r["title_en"] and r["kind"] and r["date"] for r in rows), rows
+    for r in rows:
+        assert f"`{r['id']}`" in (HOME / "data" / "sources.md").read_text(), f"sources.md has no section for {r['id']}"

@@ -87,15 +87,14 @@ def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
     (tmp_path / "jbang" / "lib.partial").mkdir()  # debris of the interrupted run
     calls = []
 
-    def fake_resolve(cmd, **kwargs):
+    def fake_resolve(cmd, what, env=None, every=10):
         calls.append(cmd)
-        assert kwargs["env"]["M2_REPO"] == str(tmp_path / "m2"), "jgo's Maven downloads stay in .course"
+        assert env["M2_REPO"] == str(tmp_path / "m2"), "jgo's Maven downloads stay in .course"
         staging = cmd[-1]
         os.makedirs(staging)
         open(os.path.join(staging, "jbang-cli-0.0.jar"), "w").close()
-        return subprocess.CompletedProcess(cmd, 0)
 
-    monkeypatch.setattr(course.subprocess, "run", fake_resolve)
+    monkeypatch.setattr(course, "run_with_progress", fake_resolve)
     course.ensure_jbang()
     assert len(calls) == 1 and (tmp_path / "jbang" / "lib" / "jbang-cli-0.0.jar").is_file()
     course.ensure_jbang()
@@ -442,3 +441,25 @@ def test_every_requirement_is_pinned_exactly_and_installed_at_that_pin():
         name, _, wanted = pin.partition("==")
         assert wanted and re.fullmatch(r"[A-Za-z0-9_.-]+", name), f"pin exactly with ==: {pin}"
         assert version(name) == wanted, f"{name} {version(name)} is installed, {wanted} is pinned: run make setup"
+
+
+def test_a_long_set_up_step_reports_progress_and_keeps_its_log(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    course.run_with_progress([sys.executable, "-c", "import time\nfor i in range(3):\n print('step', i, flush=True); time.sleep(0.4)"],
+                             "a slow step", every=0.5)
+    out = capsys.readouterr().out
+    assert "... a slow step:" in out and "a slow step: done" in out, out
+    assert "step 2" in (tmp_path / "logs" / "a-slow-step.log").read_text()
+    with pytest.raises(course.SetupError, match="a failing step failed .exit code 3.; the end of .*\n.*boom"):
+        course.run_with_progress([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], "a failing step")
+
+
+def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "VENV", tmp_path)
+    course.configure_lab()
+    server = json.loads((tmp_path / "etc" / "jupyter" / "jupyter_server_config.json").read_text())
+    assert server["ServerApp"]["default_url"] == server["LabApp"]["default_url"] == "/lab/tree/notebooks/00-setup-check.ipynb"
+    assert server["MappingKernelManager"]["default_kernel_name"] == KERNEL_NAME
+    assert server["KernelSpecManager"]["allowed_kernelspecs"] == [KERNEL_NAME]
+    overrides = json.loads((tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json").read_text())
+    assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"

@@ -259,9 +259,46 @@ def create_venv() -> None:
                          " and run the command again.")
 
 
+def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every: float = 10) -> None:
+    """Runs a long step with its full output in .course/logs/, printing a short line every `every` seconds (the
+    last thing it said), so set-up is never silent for long; on failure, the end of the log."""
+    import threading
+    import time
+
+    logs = STATE / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    log = logs / (re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-") + ".log")
+    start, last = time.monotonic(), [""]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+        def pump():
+            for line in proc.stdout:
+                out.write(line)
+                if line.strip():
+                    last[0] = line.strip()
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            while proc.poll() is None:
+                reader.join(timeout=every)
+                if proc.poll() is None:
+                    say(f"  ... {what}: {time.monotonic() - start:.0f} s" + (f" ({last[0][:90]})" if last[0] else ""))
+        except BaseException:
+            proc.kill()
+            raise
+        reader.join(timeout=5)
+    if proc.returncode != 0:
+        tail = "".join(log.read_text(errors="replace").splitlines(True)[-15:])
+        raise SetupError(f"{what} failed (exit code {proc.returncode}); the end of {log}:\n{tail}")
+    say(f"  {what}: done in {time.monotonic() - start:.0f} s")
+
+
 def pip_install(requirements: Path) -> None:
-    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest)")
-    subprocess.run([str(venv_python()), "-m", "pip", "install", "--quiet", "-r", str(requirements)], check=True)
+    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest; about a minute)")
+    run_with_progress([str(venv_python()), "-m", "pip", "install", "--progress-bar", "off", "-r", str(requirements)],
+                      "pip install")
 
 
 def ensure_venv() -> None:
@@ -322,8 +359,8 @@ def ensure_jbang() -> str:
             "print(len(env.all_jars))\n")
         staging = STATE / "jbang" / "lib.partial"
         shutil.rmtree(staging, ignore_errors=True)
-        subprocess.run([str(venv_python()), "-c", code, JBANG_ENDPOINT, str(STATE / "jgo"), str(staging)],
-                       check=True, stdout=subprocess.DEVNULL, env=jgo_env())
+        run_with_progress([str(venv_python()), "-c", code, JBANG_ENDPOINT, str(STATE / "jgo"), str(staging)],
+                          "resolving JBang", env=jgo_env())
         if not list(staging.glob("jbang-cli-*.jar")):
             raise SetupError("jgo resolved JBang but no jbang-cli jar arrived; delete .course/jbang and retry.")
         shutil.rmtree(lib, ignore_errors=True)
@@ -351,6 +388,26 @@ def jbang_version() -> tuple[bool, str]:
 
 
 # --------------------------------------------------------------------------- kernel
+
+def configure_lab() -> None:
+    """JupyterLab as a learner should meet it: it opens chapter 00 (not the Launcher), offers only the course's
+    kernel (the venv also holds JJava's generic `java` kernel, easy to pick by mistake), and shows no news pop-up.
+    Written into the venv's own config folders, never the learner's global Jupyter config."""
+    server = VENV / "etc" / "jupyter" / "jupyter_server_config.json"
+    server.parent.mkdir(parents=True, exist_ok=True)
+    server.write_text(json.dumps({
+        # JupyterLab's own default_url ("/lab") wins over the server's: set both
+        "ServerApp": {"default_url": "/lab/tree/notebooks/00-setup-check.ipynb"},
+        "LabApp": {"default_url": "/lab/tree/notebooks/00-setup-check.ipynb"},
+        "KernelSpecManager": {"allowed_kernelspecs": [KERNEL_NAME]},
+        "MappingKernelManager": {"default_kernel_name": KERNEL_NAME},
+    }, indent=1) + "\n")
+    overrides = VENV / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    overrides.write_text(json.dumps({
+        "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    }, indent=1) + "\n")
+
 
 def helpers_classpath() -> str:
     """Compiles the shared helpers with JBang and returns their classpath (jar + pinned dependencies)."""
@@ -486,6 +543,7 @@ def set_up() -> dict:
     jbang = ensure_jbang()
     classpath = helpers_classpath()
     kernel = install_kernel(java_home, java_feature, classpath)
+    configure_lab()
     return {"jdk": f"{java_home} (Java {java_text})", "jbang": jbang, "kernel": str(kernel)}
 
 
@@ -554,7 +612,8 @@ def setup_and_report() -> None:
 
 def lab(args: list[str]) -> int:
     setup_and_report()
-    cmd = [str(VENV / "bin" / "jupyter"), "lab", f"--notebook-dir={HOME}", "notebooks/00-setup-check.ipynb"]
+    # configure_lab() (in set-up) makes it open notebooks/00-setup-check.ipynb and offer only the course kernel
+    cmd = [str(VENV / "bin" / "jupyter"), "lab", f"--ServerApp.root_dir={HOME}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     os.chdir(HOME)

@@ -118,6 +118,212 @@ class ChartsTest {
         assertEquals("#,##0.###", Charts.pattern(Double.POSITIVE_INFINITY)); // nothing non-zero to go by
     }
 
+    @Test
+    void compareDrawsErrorBarsOnTheMeasuredBars() {
+        List<Comparison> rows = List.of(
+                new Comparison("platform pool", 1_900, 150, 2_000, 1_950),
+                new Comparison("no estimate", 1_700, Double.NaN, 2_000, Double.NaN),
+                new Comparison("bound only", Double.NaN, 2_100, Double.NaN),
+                new Comparison("virtual", 9_500, 400, 10_000, 9_800));
+        var chart = Charts.compareChart("t", "req/s", rows, false);
+        assertEquals(List.of("measured", "bound", "published"), List.copyOf(chart.getSeriesMap().keySet()), "series keys stay");
+        assertEquals("measured (error bars: 99.9 % CI (JMH))", chart.getSeriesMap().get("measured").getLabel());
+        assertEquals("bound", chart.getSeriesMap().get("bound").getLabel());
+        BufferedImage img = Charts.render(chart);
+        assertDrawn(img);
+        List<Integer> whiskers = whiskerColumns(img);
+        // Two rows have an error; a 2 px wide whisker is one or two adjacent columns each.
+        assertEquals(2, clusters(whiskers).size(), "whisker columns " + whiskers);
+        for (int x : clusters(whiskers)) {
+            // Centred on a measured bar: blue on both sides of it, a little way below the whisker's top.
+            int top = firstRow(img, x, Charts.ERROR_BAR.getRGB() & 0xffffff);
+            boolean onBar = false;
+            for (int y = top; y < img.getHeight() && !onBar; y++) {
+                onBar = (img.getRGB(x - 10, y) & 0xffffff) == BLUE && (img.getRGB(x + 10, y) & 0xffffff) == BLUE;
+            }
+            assertTrue(onBar, "the whisker at x=" + x + " is over a measured bar");
+        }
+    }
+
+    @Test
+    void withoutErrorsThereAreNoErrorBarsAndNoNote() {
+        var chart = Charts.compareChart("t", "req/s", ROWS, false);
+        assertEquals("measured", chart.getSeriesMap().get("measured").getLabel());
+        assertEquals(List.of(), whiskerColumns(Charts.render(chart)));
+    }
+
+    @Test
+    void errorBarsOnALogAxisSpanMeasuredPlusMinusError() {
+        // 0.5 ± 0.4 reaches down to 0.1, 50,000 ± 60,000 below any log axis: that whisker runs to the bottom.
+        List<Comparison> rows = List.of(new Comparison("tiny", 0.5, 0.4, 1, Double.NaN),
+                new Comparison("gap", Double.NaN, 100, 200),
+                new Comparison("huge", 50_000, 60_000, 100_000, 80_000));
+        BufferedImage img = Charts.compare("t", "ops/s", rows, true);
+        assertDrawn(img);
+        assertEquals(2, clusters(whiskerColumns(img)).size());
+    }
+
+    @Test
+    void logAxesSaySoInTheirTitles() {
+        List<Comparison> rows = List.of(new Comparison("a", 0.5, 1, 2), new Comparison("b", 500, 1_000, Double.NaN));
+        assertEquals("ms (log scale)", Charts.compareChart("t", "ms", rows, true).getYAxisTitle());
+        assertEquals("ms", Charts.compareChart("t", "ms", List.of(new Comparison("a", 5, 6, 7)), false).getYAxisTitle());
+        Charts.Series s = new Charts.Series("s", new double[] {1, 10}, new double[] {1, 100});
+        var both = Charts.xyChart("t", "users", "req/s", true, true, false, s);
+        assertEquals("users (log scale)", both.getXAxisTitle());
+        assertEquals("req/s (log scale)", both.getYAxisTitle());
+        var onlyX = Charts.xyChart("t", "users", "req/s", true, false, true, s);
+        assertEquals("users (log scale)", onlyX.getXAxisTitle());
+        assertEquals("req/s", onlyX.getYAxisTitle());
+        assertEquals("log10 ms", Charts.axisTitle("log10 ms", true), "no second 'log'");
+    }
+
+    @Test
+    void shortTitlesStayOnOneLineAtFullSize() {
+        Charts.TitleLayout t = Charts.titleLayout("  Sleep   server ", Charts.WIDTH);
+        assertEquals(List.of("Sleep server"), t.lines());
+        assertEquals(Charts.TITLE_POINTS, t.font().getSize());
+    }
+
+    @Test
+    void longTitlesWrapOntoTwoLinesThatFit() {
+        String title = "500 SHA-256 tasks: wall time per batch vs the CPU bound (CPU time / cores), pool and virtual threads";
+        assertTrue(title.length() >= 90);
+        assertTrue(Charts.textWidth(title, Charts.titleFont(Charts.TITLE_POINTS)) > Charts.titleWidth(Charts.WIDTH),
+                "on one line it would be clipped");
+        Charts.TitleLayout t = Charts.titleLayout(title, Charts.WIDTH);
+        assertEquals(2, t.lines().size());
+        assertEquals(title, String.join(" ", t.lines()), "every word, in order");
+        for (String line : t.lines()) {
+            assertTrue(Charts.textWidth(line, t.font()) <= Charts.titleWidth(Charts.WIDTH), line);
+        }
+        // The chart draws both lines inside the image: ink in two bands at the top, none at the edges.
+        var chart = Charts.compareChart(title, "ms", List.of(new Comparison("a", 5, 6, 7)), false);
+        assertEquals(Charts.TITLE_PLACEHOLDER, chart.getTitle(), "XChart's own one-line title is blank; the lines are drawn by Charts");
+        BufferedImage img = Charts.render(chart);
+        int band = chart.getStyler().getChartPadding() + 2 * chart.getStyler().getChartTitlePadding(); // what XChart leaves for the title
+        List<Integer> inkedRows = new java.util.ArrayList<>();
+        for (int y = 0; y < band; y++) {
+            for (int x = 0; x < img.getWidth(); x++) {
+                if ((img.getRGB(x, y) & 0xffffff) != 0xffffff) {
+                    assertTrue(x >= 5 && x < img.getWidth() - 5, "title ink at the edge, x=" + x + " y=" + y);
+                    if (!inkedRows.contains(y)) inkedRows.add(y);
+                }
+            }
+        }
+        assertEquals(2, clusters(inkedRows).size(), "two lines of text in the title band, rows " + inkedRows);
+    }
+
+    @Test
+    void titlesShrinkBeforeTheyAreRefused() {
+        StringBuilder title = new StringBuilder("Throughput");
+        Charts.TitleLayout last = Charts.titleLayout(title.toString(), Charts.WIDTH);
+        boolean shrank = false;
+        while (true) {
+            String longer = title + " word";
+            try {
+                last = Charts.titleLayout(longer, Charts.WIDTH);
+            } catch (IllegalArgumentException e) {
+                assertTrue(e.getMessage().contains("title must fit in 2 lines of " + Charts.titleWidth(Charts.WIDTH) + " px"), e.getMessage());
+                break;
+            }
+            title.append(" word");
+            for (String line : last.lines()) assertTrue(Charts.textWidth(line, last.font()) <= Charts.titleWidth(Charts.WIDTH));
+            assertTrue(last.lines().size() <= 2);
+            if (last.font().getSize() < Charts.TITLE_POINTS) shrank = true;
+            assertTrue(title.length() < 1_000, "a title this long must be refused");
+        }
+        assertTrue(shrank, "two lines at full size were not enough, so the font shrank");
+        assertTrue(last.font().getSize() >= Charts.MIN_TITLE_POINTS);
+        assertEquals(2, last.lines().size());
+        String tooLong = title + " word";
+        BoundsTest.assertMessage("title must fit in 2 lines", () -> Charts.compare(tooLong, "ms", ROWS));
+        BoundsTest.assertMessage("title must fit in 2 lines", () -> Charts.bars(tooLong, "ms", Map.of("a", 1)));
+        BoundsTest.assertMessage("title must fit in 2 lines", () -> Charts.lines(tooLong, "x", "y", false, false,
+                new Charts.Series("s", new double[] {1}, new double[] {1})));
+    }
+
+    @Test
+    void compareOnALinearAxisRefusesSlivers() {
+        List<Comparison> rows = List.of(new Comparison("pool", 50, 60, Double.NaN), new Comparison("virtual", 2_000, 2_500, Double.NaN));
+        BoundsTest.assertMessage("use Charts.compare(title, unit, rows, logY=true) for a log axis, or Charts.ratios(title, rows)",
+                () -> Charts.compare("t", "req/s", rows));
+        BoundsTest.assertMessage("measured of 'pool' is 50 req/s but bound of 'virtual' is 2,500 req/s (50x)",
+                () -> Charts.compare("t", "req/s", rows, false));
+        assertDrawn(Charts.compare("t", "req/s", rows, true));
+        // Exactly 20x is still fine, and zeros don't count as "smallest".
+        assertDrawn(Charts.compare("t", "ms", List.of(new Comparison("a", 0, 5, Double.NaN), new Comparison("b", 100, 90, 80))));
+    }
+
+    @Test
+    void ratiosShowEachValueRelativeToItsBound() {
+        List<Comparison> rows = List.of(
+                new Comparison("pool", 450, 10, 500, 480),
+                new Comparison("no bound", 3, Double.NaN, 4),
+                new Comparison("virtual", 4_600, 200, 5_000, Double.NaN),
+                new Comparison("bound only", Double.NaN, 10, Double.NaN));
+        var chart = Charts.ratiosChart("Ratios", rows);
+        assertEquals(List.of("measured / bound", "published / bound"), List.copyOf(chart.getSeriesMap().keySet()));
+        assertEquals(List.of("pool", "virtual"), List.copyOf(chart.getSeriesMap().get("measured / bound").getXData()));
+        assertEquals(List.of(0.9, 0.92), List.copyOf(chart.getSeriesMap().get("measured / bound").getYData()));
+        assertEquals(Arrays.asList(0.96, null), new java.util.ArrayList<>(chart.getSeriesMap().get("published / bound").getYData()));
+        assertEquals("ratio to bound", chart.getYAxisTitle());
+        assertEquals("measured / bound (error bars: 99.9 % CI (JMH))", chart.getSeriesMap().get("measured / bound").getLabel());
+        BufferedImage img = Charts.render(chart);
+        assertDrawn(img);
+        assertEquals(2, clusters(whiskerColumns(img)).size());
+        // The dashed reference line at 1.0: one row with a long run of its colour.
+        int reference = Charts.REFERENCE.getRGB() & 0xffffff;
+        int best = 0;
+        for (int y = 0; y < img.getHeight(); y++) {
+            int n = 0;
+            for (int x = 0; x < img.getWidth(); x++) if ((img.getRGB(x, y) & 0xffffff) == reference) n++;
+            best = Math.max(best, n);
+        }
+        assertTrue(best > 300, "reference line drawn across the plot, longest row has " + best + " pixels");
+        assertDrawn(Charts.ratios("Ratios", List.of(new Comparison("only published", Double.NaN, 10, 40))));
+    }
+
+    @Test
+    void ratiosRefuseNothingToDivide() {
+        BoundsTest.assertMessage("rows must have at least one row with a bound and a measured or published value",
+                () -> Charts.ratios("t", List.of(new Comparison("a", 1, Double.NaN, 2))));
+        BoundsTest.assertMessage("bound must be a finite non-zero number", () -> Charts.ratios("t", List.of(new Comparison("a", 1, 0, 2))));
+        BoundsTest.assertMessage("rows must be a non-empty list", () -> Charts.ratios("t", List.of()));
+        BoundsTest.assertMessage("row labels must be unique",
+                () -> Charts.ratios("t", List.of(new Comparison("a", 1, 1, 1), new Comparison("a", 2, 2, 2))));
+    }
+
+    // Columns with a vertical run of at least 8 pixels of exactly the error-bar colour.
+    private static List<Integer> whiskerColumns(BufferedImage img) {
+        int rgb = Charts.ERROR_BAR.getRGB() & 0xffffff;
+        List<Integer> columns = new java.util.ArrayList<>();
+        for (int x = 0; x < img.getWidth(); x++) {
+            int run = 0;
+            int longest = 0;
+            for (int y = 0; y < img.getHeight(); y++) {
+                run = (img.getRGB(x, y) & 0xffffff) == rgb ? run + 1 : 0;
+                longest = Math.max(longest, run);
+            }
+            if (longest >= 8) columns.add(x);
+        }
+        return columns;
+    }
+
+    // Sorted numbers grouped into runs of neighbours (gap <= 2); the first of each run.
+    private static List<Integer> clusters(List<Integer> sorted) {
+        List<Integer> firsts = new java.util.ArrayList<>();
+        for (int i = 0; i < sorted.size(); i++) {
+            if (i == 0 || sorted.get(i) - sorted.get(i - 1) > 2) firsts.add(sorted.get(i));
+        }
+        return firsts;
+    }
+
+    private static int firstRow(BufferedImage img, int x, int rgb) {
+        for (int y = 0; y < img.getHeight(); y++) if ((img.getRGB(x, y) & 0xffffff) == rgb) return y;
+        throw new AssertionError("no pixel of " + Integer.toHexString(rgb) + " in column " + x);
+    }
+
     /** The default size, and more than a blank canvas: a fair share of non-white pixels in several colours. */
     private static void assertDrawn(BufferedImage img) {
         assertEquals(Charts.WIDTH, img.getWidth());

@@ -41,8 +41,10 @@ class ExercisesTest {
         assertFalse(Exercises.check(out, "neg", 100, -100, 0.05, "sign"));
         assertTrue(Exercises.check(out, "zero", 0.01, 0, 0.05, "absolute around 0"));
         assertFalse(Exercises.check(out, "zero", 0.06, 0, 0.05, "absolute around 0"));
-        assertFalse(Exercises.check(out, "nan", Double.NaN, 1, 0.5, "h"));
+        assertFalse(Exercises.check(out, "inf", Double.POSITIVE_INFINITY, 1, 0.5, "h"));
         assertTrue(printed().contains("not a finite number"), printed());
+        assertFalse(Exercises.check(out, "nan", Double.NaN, 1, 0.5, "h"));
+        assertTrue(printed().contains("· nan: not answered yet") && !printed().contains("nan: not yet"), printed());
     }
 
     @Test
@@ -52,5 +54,18 @@ class ExercisesTest {
         BoundsTest.assertMessage("expected must be a finite number", () -> Exercises.check(out, "x", 1, Double.NaN, 0.1, "h"));
         BoundsTest.assertMessage("name must be a non-blank string", () -> Exercises.check(out, " ", 1, 1, 0.1, "h"));
         assertEquals("", printed());
+    }
+
+    @Test
+    void theNotebooksExercisesAcceptTheRightAnswerAndRejectAWrongOne() {
+        // Independent of the table in Exercises: the physics, worked out by hand.
+        double[][] right = {{1, 100}, {2, 320}, {3, 10_000}, {4, 250}, {5, 1_250}, {6, 960}};
+        for (double[] r : right) {
+            String id = String.format("01.%d", (int) r[0]);
+            assertTrue(Exercises.check(id, r[1]), id + " must accept " + r[1]);
+            assertFalse(Exercises.check(id, r[1] * 1.3), id + " must reject " + r[1] * 1.3);
+            assertFalse(Exercises.check(id, Double.NaN), id + ": NaN is not answered yet");
+        }
+        BoundsTest.assertMessage("no exercise '09.9'", () -> Exercises.check("09.9", 1));
     }
 }

@@ -193,8 +193,13 @@ class JmhTest {
         IllegalStateException failed = assertThrows(IllegalStateException.class,
                 () -> Jmh.run(fakeCourse(tmp.resolve("failed"), 1, 1), "S01_X.java", Map.of()));
         assertTrue(failed.getMessage().contains("failed with exit code 1"), failed.getMessage());
+        assertThrows(IllegalStateException.class, () -> Jmh.run(tmp.resolve("ok"), "S01_X.java", Map.of()),
+                "right after a failed measurement, the next one in the queue is refused");
+        RunGuard.reset();
         IllegalStateException partial = assertThrows(IllegalStateException.class,
                 () -> Jmh.run(fakeCourse(tmp.resolve("partial"), 2, 0), "S01_X.java", Map.of()));
         assertTrue(partial.getMessage().contains("reported 1 results for the 2 benchmarks it started"), partial.getMessage());
+        assertTrue(RunGuard.halted(), "a failed measurement stops what the queue would show next");
+        RunGuard.reset();
     }
 }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
@@ -38,13 +40,86 @@ class TablesTest {
     void recordsGiveOneColumnPerComponent() {
         Table t = Tables.fromRecords("rows", List.of(new Row("pool", 200, 1950.5, new long[] {1, 2}),
                 new Row("virtual", 10_000, 9_800, new long[0])));
-        assertEquals(List.of("mode", "users", "throughput", "sample"), t.columnNames());
+        assertEquals(List.of("mode", "users", "throughput (req/s)", "sample"), t.columnNames());
         assertEquals(2, t.rowCount());
-        assertEquals(9_800.0, t.doubleColumn("throughput").getDouble(1));
+        assertEquals(9_800.0, t.doubleColumn("throughput (req/s)").getDouble(1));
         assertEquals("[1, 2]", t.stringColumn("sample").get(0));
-        Table c = Tables.fromRecords("comparisons", List.of(new Comparison("x", 1, Double.NaN, 3)));
-        assertEquals(List.of("label", "measured", "bound", "published"), c.columnNames());
+        Table c = Tables.fromRecords("comparisons", List.of(new Comparison("x", 1, Double.NaN, 3), new Comparison("y", 2, 4, Double.NaN)));
+        assertEquals(List.of("label", "measured", "bound", "published"), c.columnNames(), "no error column: it is NaN in every row");
         assertTrue(c.doubleColumn("bound").isMissing(0));
+    }
+
+    private record Sparse(String executor, double measuredMs, double errorMs, String note, Double publishedMs, long errors) {}
+
+    @Test
+    void columnsThatAreEmptyInEveryRowAreLeftOut() {
+        Table t = Tables.fromRecords("sparse", List.of(
+                new Sparse("virtual", 12.5, Double.NaN, null, null, 0),
+                new Sparse("platform-pool-50", 130, Double.NaN, " ", Double.NaN, 3)));
+        assertEquals(List.of("executor", "measured (ms)", "errors"), t.columnNames());
+        String html = Tables.html(t);
+        assertFalse(html.contains("n/a"), html);
+        assertTrue(html.contains(">0</td>") && html.contains(">3</td>"), "zero is a value, not an empty column: " + html);
+        Table kept = Tables.fromRecords("one value", List.of(new Sparse("a", 1, Double.NaN, null, 2.0, 0), new Sparse("b", 1, 0.5, null, null, 0)));
+        assertEquals(List.of("executor", "measured (ms)", "± error (ms)", "published (ms)", "errors"), kept.columnNames());
+        assertTrue(kept.doubleColumn("± error (ms)").isMissing(0));
+    }
+
+    @Test
+    void headersAreHumanWithUnits() {
+        Map<String, String> expected = new LinkedHashMap<>();
+        expected.put("measuredMs", "measured (ms)");
+        expected.put("errorMs", "± error (ms)");
+        expected.put("errorUs", "± error (µs)");
+        expected.put("boundThroughput", "bound (req/s)");
+        expected.put("throughput", "throughput (req/s)");
+        expected.put("publishedThroughput", "published (req/s)");
+        expected.put("serverCpuUsPerRequest", "server CPU per request (µs)");
+        expected.put("clientCpuUsPerRequest", "client CPU per request (µs)");
+        expected.put("serverLiveThreads", "server live threads");
+        expected.put("serverRssMb", "server RSS (MB)");
+        expected.put("cpuMs", "CPU (ms)");
+        expected.put("boundMs", "bound (ms)");
+        expected.put("publishedMs", "published (ms)");
+        expected.put("sleepMs", "sleep (ms)");
+        expected.put("p99Ms", "p99 (ms)");
+        expected.put("p999Ms", "p99.9 (ms)");
+        expected.put("minMs", "min (ms)");
+        expected.put("maxMs", "max (ms)");
+        expected.put("meanMs", "mean (ms)");
+        expected.put("errors", "errors");
+        expected.put("executor", "executor");
+        expected.put("updates", "updates");
+        expected.put("users", "users");
+        expected.put("opsPerSec", "ops/s");
+        expected.put("requestsPerSecond", "requests/s");
+        expected.put("arrivalRate", "arrival rate (req/s)");
+        expected.put("jvmHeapMB", "JVM heap (MB)");
+        expected.put("gcPauseNs", "GC pause (ns)");
+        expected.put("mean_ms", "mean (ms)");
+        expected.put("rps", "throughput (req/s)");
+        expected.put("ms", "ms");
+        expected.put("errorCount", "error count");
+        expected.put("_", "_");
+        Map<String, String> actual = new LinkedHashMap<>();
+        expected.keySet().forEach(name -> actual.put(name, Tables.header(name)));
+        assertEquals(expected, actual);
+        BoundsTest.assertMessage("name must be a non-blank string", () -> Tables.header(" "));
+    }
+
+    private record HttpRow(String executor, double throughput, double boundThroughput, double serverCpuUsPerRequest) {}
+
+    @Test
+    void headersCanBeGivenExplicitly() {
+        List<HttpRow> rows = List.of(new HttpRow("virtual", 4_900, 5_000, 41.5));
+        Table t = Tables.fromRecords("http", rows, Map.of("throughput", "measured (req/s)", "executor", "threads"));
+        assertEquals(List.of("threads", "measured (req/s)", "bound (req/s)", "server CPU per request (µs)"), t.columnNames());
+        BoundsTest.assertMessage("headers must name components of HttpRow [executor, throughput, boundThroughput, serverCpuUsPerRequest], got 'thruput'",
+                () -> Tables.fromRecords("http", rows, Map.of("thruput", "x")));
+        BoundsTest.assertMessage("headers must be non-blank", () -> Tables.fromRecords("http", rows, Map.of("throughput", " ")));
+        BoundsTest.assertMessage("components 'throughput' and 'boundThroughput' would both be headed 'bound (req/s)'",
+                () -> Tables.fromRecords("http", rows, Map.of("throughput", "bound (req/s)")));
+        BoundsTest.assertMessage("headers must be a map", () -> Tables.fromRecords("http", rows, null));
     }
 
     @Test
@@ -57,10 +132,17 @@ class TablesTest {
         assertTrue(html.contains("<caption>a &lt;b&gt; &amp; c</caption>"), html);
         assertTrue(html.contains(">mode</th>") && html.contains(">rps</th>") && html.contains(">p99 &lt;ms&gt;</th>"), html);
         assertTrue(html.contains(">pool &amp; &lt;friends&gt;</td>"), html);
-        assertTrue(html.contains(">1,234,567</td>") && html.contains(">0.1235</td>") && html.contains(">12</td>"), html);
+        assertTrue(html.contains(">1,234,567</td>") && html.contains(">0.12</td>") && html.contains(">12</td>"), html);
         assertTrue(html.contains(">n/a</td>"), html);
         assertFalse(html.contains("<friends>"), html);
         assertEquals(2, html.split("<tr>", -1).length - 2, "one header row and two body rows");
+    }
+
+    @Test
+    void textCellsNeverWrap() {
+        String html = Tables.html(Tables.fromRecords("t", List.of(new HttpRow("platform-pool-50", 490, 500, 80))));
+        assertTrue(html.contains("<td style=\"text-align:left;white-space:nowrap\">platform-pool-50</td>"), html);
+        assertTrue(html.contains("<th style=\"text-align:left;white-space:nowrap\">executor</th>"), html);
     }
 
     @Test
@@ -76,11 +158,19 @@ class TablesTest {
     void numbersAreFormattedForReading() {
         assertEquals("0", Tables.number(0));
         assertEquals("-42", Tables.number(-42));
+        assertEquals("12", Tables.number(12.0), "whole numbers exactly");
         assertEquals("1,000,000", Tables.number(1e6));
         assertEquals("1,235", Tables.number(1234.5678));
-        assertEquals("123.5", Tables.number(123.456));
-        assertEquals("0.001235", Tables.number(0.00123456));
-        assertEquals("1.235e-05", Tables.number(0.0000123456));
+        assertEquals("-12,346", Tables.number(-12_345.6));
+        assertEquals("123", Tables.number(123.456), ">= 100: no decimals");
+        assertEquals("100", Tables.number(99.96), "rounds to 100, so no decimals");
+        assertEquals("12.3", Tables.number(12.345), ">= 10: one decimal");
+        assertEquals("10.0", Tables.number(9.996));
+        assertEquals("1.50", Tables.number(1.5), "else two decimals");
+        assertEquals("0.12", Tables.number(0.123456));
+        assertEquals("0.0012", Tables.number(0.00123456), "below 0.1: two significant digits, not 0.00");
+        assertEquals("0.05", Tables.number(0.05));
+        assertEquals("1.2e-05", Tables.number(0.0000123456));
         assertEquals("n/a", Tables.number(Double.NaN));
         assertEquals("∞", Tables.number(Double.POSITIVE_INFINITY));
     }

@@ -1,13 +1,21 @@
 //DEPS org.knowm.xchart:xchart:3.8.8
 package unpinned;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Font;
+import java.awt.FontMetrics;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.geom.Line2D;
+import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -23,8 +31,10 @@ import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Annotation;
 import org.knowm.xchart.internal.chartpart.Chart;
 import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.CategoryStyler;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -33,16 +43,40 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * {@code BufferedImage} is what the notebook shows inline and what {@link #save} writes.
  * The compare chart ends every experiment; it carries the machine summary, because a number
  * without its machine means nothing. Needs Comparison.java, Machine.java and Profile.java alongside.
+ *
+ * <p>Rules every chart here follows: a log axis says so in its title ("ms (log scale)"); the title
+ * wraps onto a second line (and shrinks down to {@link #MIN_TITLE_POINTS} pt) rather than being
+ * clipped, and a title that doesn't fit in two lines is refused; {@link #compare} on a linear axis
+ * refuses values more than {@link #MAX_LINEAR_SPREAD} times apart (use a log axis or {@link #ratios}).
  */
 public final class Charts {
     public static final int WIDTH = 720;
     public static final int HEIGHT = 420;
+    /** On a linear axis, {@link #compare} refuses a largest value more than this many times the smallest non-zero one. */
+    public static final double MAX_LINEAR_SPREAD = 20;
+    /** Title font size; longer titles wrap onto a second line, then shrink down to {@link #MIN_TITLE_POINTS}. */
+    public static final int TITLE_POINTS = 15;
+    public static final int MIN_TITLE_POINTS = 12;
     static final String MEASURED = "measured";
     static final String BOUND = "bound";
     static final String PUBLISHED = "published";
+    static final String MEASURED_RATIO = "measured / bound";
+    static final String PUBLISHED_RATIO = "published / bound";
+    static final String RATIO_AXIS = "ratio to bound";
+    /** What the error bars are, in the legend entry of the series that has them. */
+    static final String ERROR_NOTE = "error bars: 99.9 % CI (JMH)";
+    static final String LOG_SCALE = "(log scale)";
+    private static final int PAD = 10; // XChart's chart padding, set explicitly: the title layout depends on it
+    private static final int TITLE_GAP = 5; // above the first title line and below the last
+    // XChart 3.8.8 draws its title as one unwrappable line, so it gets this blank stand-in (which only reserves the
+    // room, through its padding) and TitleBlock draws the real lines.
+    static final String TITLE_PLACEHOLDER = " ";
     private static final Color BLUE = new Color(0x1f77b4);
     private static final Color GREY = new Color(0x9a9a9a);
     private static final Color ORANGE = new Color(0xff7f0e);
+    // Dark, and not a grey: anti-aliased black text makes greys, so tests can tell whiskers from text.
+    static final Color ERROR_BAR = new Color(0x222233);
+    static final Color REFERENCE = new Color(0x555555);
     private static final Color[] PALETTE = {BLUE, ORANGE, new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
         new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
 
@@ -67,40 +101,102 @@ public final class Charts {
         }
     }
 
-    /** Grouped bars measured / bound / published per label, linear y axis. */
+    /**
+     * Grouped bars measured / bound / published per label, linear y axis. Refuses values more than
+     * {@link #MAX_LINEAR_SPREAD} times apart: use {@code logY = true} or {@link #ratios} for those.
+     */
     public static BufferedImage compare(String title, String unit, List<Comparison> rows) {
         return compare(title, unit, rows, false);
     }
 
-    /** Grouped bars measured / bound / published per label; {@code logY} when they span decades. */
+    /**
+     * Grouped bars measured / bound / published per label; {@code logY} when they span decades. A
+     * measured value with an {@link Comparison#error() error} gets an error bar (measured ± error).
+     */
     public static BufferedImage compare(String title, String unit, List<Comparison> rows, boolean logY) {
         return render(compareChart(title, unit, rows, logY));
     }
 
     /**
      * The chart behind {@link #compare}. A series whose values are all NaN is left out; a single
-     * NaN leaves its bar out. With {@code logY} every available value must be > 0.
+     * NaN leaves its bar out. With {@code logY} every available value must be > 0; without it the
+     * values must be within {@link #MAX_LINEAR_SPREAD} times of each other.
      */
     static CategoryChart compareChart(String title, String unit, List<Comparison> rows, boolean logY) {
         text("title", title);
         text("unit", unit);
-        if (rows == null || rows.isEmpty()) throw new IllegalArgumentException("rows must be a non-empty list of Comparison, got " + rows);
-        List<String> labels = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (Comparison c : rows) {
-            if (c == null) throw new IllegalArgumentException("rows must not contain null");
-            if (!seen.add(c.label())) throw new IllegalArgumentException("row labels must be unique, got '" + c.label() + "' twice");
-            labels.add(c.label());
-        }
-        CategoryChart chart = categoryChart(title, Machine.summary(), unit);
+        List<String> labels = labels(rows);
+        List<Double> measured = rows.stream().map(Comparison::measured).toList();
+        List<Double> bound = rows.stream().map(Comparison::bound).toList();
+        List<Double> published = rows.stream().map(Comparison::published).toList();
+        if (!logY) checkSpread(unit, labels, measured, bound, published);
+        CategoryChart chart = categoryChart(title, Machine.summary(), axisTitle(unit, logY));
         double[] range = {Double.POSITIVE_INFINITY}; // smallest non-zero |value|
-        addBars(chart, MEASURED, BLUE, labels, rows.stream().map(Comparison::measured).toList(), logY, range);
-        addBars(chart, BOUND, GREY, labels, rows.stream().map(Comparison::bound).toList(), logY, range);
-        addBars(chart, PUBLISHED, ORANGE, labels, rows.stream().map(Comparison::published).toList(), logY, range);
+        addBars(chart, MEASURED, BLUE, labels, measured, logY, range);
+        addBars(chart, BOUND, GREY, labels, bound, logY, range);
+        addBars(chart, PUBLISHED, ORANGE, labels, published, logY, range);
         if (chart.getSeriesMap().isEmpty()) {
             throw new IllegalArgumentException("rows must hold at least one value that is not NaN, got only NaN in " + rows);
         }
         finishCategory(chart, labels, logY, range);
+        addErrorBars(chart, MEASURED, measured, rows.stream().map(Comparison::error).toList(), logY, range);
+        return chart;
+    }
+
+    /**
+     * Like with like: per label, measured / bound and published / bound as bars, with a reference
+     * line at 1.0 labelled "bound" (1.0 = exactly the bound). Rows without a bound, or with neither a
+     * measured nor a published value, are left out; a measured error becomes an error bar of error / bound.
+     */
+    public static BufferedImage ratios(String title, List<Comparison> rows) {
+        return render(ratiosChart(title, rows));
+    }
+
+    static CategoryChart ratiosChart(String title, List<Comparison> rows) {
+        text("title", title);
+        List<String> all = labels(rows);
+        List<String> labels = new ArrayList<>();
+        List<Double> measured = new ArrayList<>();
+        List<Double> published = new ArrayList<>();
+        List<Double> errors = new ArrayList<>();
+        for (Comparison c : rows) {
+            if (Double.isNaN(c.bound()) || Double.isNaN(c.measured()) && Double.isNaN(c.published())) continue;
+            if (c.bound() == 0 || Double.isInfinite(c.bound())) {
+                throw new IllegalArgumentException("bound must be a finite non-zero number (or NaN to leave the row out) to divide by, got "
+                        + c.bound() + " for '" + c.label() + "'");
+            }
+            labels.add(c.label());
+            measured.add(c.measured() / c.bound());
+            published.add(c.published() / c.bound());
+            errors.add(c.error() / Math.abs(c.bound()));
+        }
+        if (labels.isEmpty()) {
+            throw new IllegalArgumentException("rows must have at least one row with a bound and a measured or published value to divide, "
+                    + "got none in " + all);
+        }
+        CategoryChart chart = categoryChart(title, Machine.summary(), RATIO_AXIS);
+        double[] range = {Double.POSITIVE_INFINITY};
+        addBars(chart, MEASURED_RATIO, BLUE, labels, measured, false, range);
+        addBars(chart, PUBLISHED_RATIO, ORANGE, labels, published, false, range);
+        finishCategory(chart, labels, false, range);
+        // 0 and the reference line at 1.0 are always on the axis, whatever the ratios.
+        double hi = 1;
+        double lo = 0;
+        for (int i = 0; i < labels.size(); i++) {
+            double e = Double.isNaN(errors.get(i)) ? 0 : errors.get(i);
+            if (!Double.isNaN(measured.get(i))) {
+                hi = Math.max(hi, measured.get(i) + e);
+                lo = Math.min(lo, measured.get(i) - e);
+            }
+            if (!Double.isNaN(published.get(i))) {
+                hi = Math.max(hi, published.get(i));
+                lo = Math.min(lo, published.get(i));
+            }
+        }
+        chart.getStyler().setYAxisMin(lo);
+        chart.getStyler().setYAxisMax(hi * 1.1);
+        chart.addAnnotation(new ReferenceLine(1.0, BOUND));
+        addErrorBars(chart, MEASURED_RATIO, measured, errors, false, range);
         return chart;
     }
 
@@ -143,6 +239,7 @@ public final class Charts {
         text("title", title);
         text("xLabel", xLabel);
         text("yLabel", yLabel);
+        TitleLayout layout = titleLayout(title, WIDTH);
         if (s == null || s.length == 0) throw new IllegalArgumentException("at least one series is required, got none");
         Set<String> names = new HashSet<>();
         for (Series one : s) {
@@ -151,9 +248,11 @@ public final class Charts {
             if (logX) positiveOnLog(one.name(), "x", one.x());
             if (logY) positiveOnLog(one.name(), "y", one.y());
         }
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xLabel).yAxisTitle(yLabel).build();
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(TITLE_PLACEHOLDER)
+                .xAxisTitle(axisTitle(xLabel, logX)).yAxisTitle(axisTitle(yLabel, logY)).build();
         AxesChartStyler st = chart.getStyler();
         style(st);
+        applyTitle(chart, layout);
         st.setXAxisLogarithmic(logX);
         st.setYAxisLogarithmic(logY);
         chart.getStyler().setDefaultSeriesRenderStyle(pointsOnly ? XYSeries.XYSeriesRenderStyle.Scatter : XYSeries.XYSeriesRenderStyle.Line);
@@ -185,13 +284,172 @@ public final class Charts {
     }
 
     static BufferedImage render(Chart<?, ?> chart) {
+        RunGuard.check("drawing a chart");
         return BitmapEncoder.getBufferedImage(chart);
     }
 
+    // ---- titles ---------------------------------------------------------------------------------------------
+
+    /** A title as drawn: one or two lines, all in {@code font}, each at most {@link #titleWidth} wide. */
+    record TitleLayout(List<String> lines, Font font) {}
+
+    /** The width a title line may take on a chart {@code chartWidth} wide. */
+    static int titleWidth(int chartWidth) {
+        return chartWidth - 2 * PAD;
+    }
+
+    /**
+     * How {@code title} is drawn on a chart {@code chartWidth} wide: on one line at {@link #TITLE_POINTS}
+     * if it fits, else on two lines of about equal width, shrinking the font one point at a time down
+     * to {@link #MIN_TITLE_POINTS}. Lines break only between words.
+     *
+     * @throws IllegalArgumentException when even two lines at {@link #MIN_TITLE_POINTS} are too narrow
+     */
+    static TitleLayout titleLayout(String title, int chartWidth) {
+        text("title", title);
+        String[] words = title.strip().split("\\s+");
+        int available = titleWidth(chartWidth);
+        Font full = titleFont(TITLE_POINTS);
+        if (textWidth(String.join(" ", words), full) <= available) return new TitleLayout(List.of(String.join(" ", words)), full);
+        for (int points = TITLE_POINTS; points >= MIN_TITLE_POINTS; points--) {
+            Font font = titleFont(points);
+            List<String> best = null;
+            int bestWidth = Integer.MAX_VALUE;
+            for (int cut = 1; cut < words.length; cut++) {
+                String first = String.join(" ", Arrays.asList(words).subList(0, cut));
+                String second = String.join(" ", Arrays.asList(words).subList(cut, words.length));
+                int widest = Math.max(textWidth(first, font), textWidth(second, font));
+                if (widest <= available && widest < bestWidth) {
+                    best = List.of(first, second);
+                    bestWidth = widest;
+                }
+            }
+            if (best != null) return new TitleLayout(best, font);
+        }
+        throw new IllegalArgumentException("title must fit in 2 lines of " + available + " px on a chart " + chartWidth
+                + " px wide (even at " + MIN_TITLE_POINTS + " pt), but '" + title + "' (" + title.length()
+                + " characters) does not; shorten it, and put details in the text around the chart");
+    }
+
+    static Font titleFont(int points) {
+        return new Font(Font.SANS_SERIF, Font.BOLD, points);
+    }
+
+    /** Width in pixels of {@code s} in {@code font}, as drawn on a chart image (anti-aliased). */
+    static int textWidth(String s, Font font) {
+        return Measure.GRAPHICS.getFontMetrics(font).stringWidth(s);
+    }
+
+    /** One Graphics2D of a 1x1 image, set up like the charts', only for font metrics. */
+    private static final class Measure {
+        static final Graphics2D GRAPHICS = graphics();
+
+        private static Graphics2D graphics() {
+            Graphics2D g = new BufferedImage(1, 1, BufferedImage.TYPE_INT_RGB).createGraphics();
+            textHints(g);
+            return g;
+        }
+    }
+
+    private static void textHints(Graphics2D g) {
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_FRACTIONALMETRICS, RenderingHints.VALUE_FRACTIONALMETRICS_OFF);
+    }
+
+    // XChart reserves (height of the placeholder, i.e. 0) + 2 * title padding above the plot; make that the block's height.
+    private static void applyTitle(Chart<?, ?> chart, TitleLayout layout) {
+        FontMetrics fm = Measure.GRAPHICS.getFontMetrics(layout.font());
+        int block = layout.lines().size() * fm.getHeight() + 2 * TITLE_GAP;
+        chart.setTitle(TITLE_PLACEHOLDER);
+        chart.getStyler().setChartTitlePadding((block + 1) / 2);
+        chart.addAnnotation(new TitleBlock(layout));
+    }
+
+    /** Draws the title lines in the band XChart reserved for its (blank) title, centred over the plot but never off the image. */
+    static final class TitleBlock extends Annotation {
+        final TitleLayout layout;
+
+        TitleBlock(TitleLayout layout) {
+            super(true);
+            this.layout = layout;
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            RenderingHints saved = g.getRenderingHints();
+            textHints(g);
+            g.setFont(layout.font());
+            g.setColor(styler.getChartFontColor());
+            FontMetrics fm = g.getFontMetrics();
+            double centre = (getXAxisScreenValueForMin() + getXAxisScreenValueForMax()) / 2.0;
+            int y = PAD + TITLE_GAP + fm.getAscent();
+            for (String line : layout.lines()) {
+                int w = fm.stringWidth(line);
+                int x = (int) Math.round(Math.max(PAD, Math.min(chart.getWidth() - PAD - w, centre - w / 2.0)));
+                g.drawString(line, x, y);
+                y += fm.getHeight();
+            }
+            bounds = new Rectangle2D.Double(PAD, PAD, chart.getWidth() - 2 * PAD, y - PAD);
+            g.setRenderingHints(saved);
+        }
+    }
+
+    // ---- axes and bars --------------------------------------------------------------------------------------
+
+    /** An axis title that says when the axis is logarithmic, e.g. "ms (log scale)". */
+    static String axisTitle(String label, boolean log) {
+        if (!log || label.toLowerCase(Locale.ROOT).contains("log")) return label;
+        return label + " " + LOG_SCALE;
+    }
+
+    private static List<String> labels(List<Comparison> rows) {
+        if (rows == null || rows.isEmpty()) throw new IllegalArgumentException("rows must be a non-empty list of Comparison, got " + rows);
+        List<String> labels = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Comparison c : rows) {
+            if (c == null) throw new IllegalArgumentException("rows must not contain null");
+            if (!seen.add(c.label())) throw new IllegalArgumentException("row labels must be unique, got '" + c.label() + "' twice");
+            labels.add(c.label());
+        }
+        return labels;
+    }
+
+    // Bars side by side on a linear axis: the smallest must still be readable next to the largest.
+    private static void checkSpread(String unit, List<String> labels, List<Double> measured, List<Double> bound, List<Double> published) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        String minAt = null;
+        String maxAt = null;
+        for (List<Double> series : List.of(measured, bound, published)) {
+            String name = series == measured ? MEASURED : series == bound ? BOUND : PUBLISHED;
+            for (int i = 0; i < series.size(); i++) {
+                double a = Math.abs(series.get(i));
+                if (Double.isNaN(a) || Double.isInfinite(a) || a == 0) continue;
+                if (a < min) {
+                    min = a;
+                    minAt = name + " of '" + labels.get(i) + "'";
+                }
+                if (a > max) {
+                    max = a;
+                    maxAt = name + " of '" + labels.get(i) + "'";
+                }
+            }
+        }
+        if (minAt != null && max > MAX_LINEAR_SPREAD * min) {
+            throw new IllegalArgumentException("values more than " + (int) MAX_LINEAR_SPREAD + "x apart would be unreadable slivers on a linear axis: "
+                    + minAt + " is " + format(min) + " " + unit + " but " + maxAt + " is " + format(max) + " " + unit
+                    + " (" + String.format(Locale.ROOT, "%,.0f", max / min) + "x); use Charts.compare(title, unit, rows, logY=true) for a log axis, "
+                    + "or Charts.ratios(title, rows) to show each value relative to its bound");
+        }
+    }
+
     private static CategoryChart categoryChart(String title, String xLabel, String yLabel) {
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
+        TitleLayout layout = titleLayout(title, WIDTH);
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(TITLE_PLACEHOLDER)
                 .xAxisTitle(xLabel == null ? "" : xLabel).yAxisTitle(yLabel).build();
         style(chart.getStyler());
+        applyTitle(chart, layout);
         chart.getStyler().setLabelsVisible(true);
         chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         chart.getStyler().setXAxisTitleVisible(xLabel != null);
@@ -224,6 +482,130 @@ public final class Charts {
         s.setLineColor(color);
     }
 
+    /**
+     * Error bars (value ± error) on the bars of series {@code name}, where both are not NaN; its legend
+     * entry then says what they are. Drawn here rather than with XChart's own error bars, which in
+     * 3.8.8 fail on a series with a gap (null) and draw a wrong length on a log axis.
+     */
+    private static void addErrorBars(CategoryChart chart, String name, List<Double> values, List<Double> errors, boolean logY,
+                                     double[] range) {
+        CategorySeries series = chart.getSeriesMap().get(name);
+        if (series == null) return;
+        double top = Double.NEGATIVE_INFINITY; // the highest bar or error bar
+        for (CategorySeries s : chart.getSeriesMap().values()) {
+            for (Number y : s.getYData()) if (y != null) top = Math.max(top, y.doubleValue());
+        }
+        boolean any = false;
+        for (int i = 0; i < values.size(); i++) {
+            double v = values.get(i);
+            double e = errors.get(i);
+            if (Double.isNaN(v) || Double.isNaN(e)) continue;
+            any = true;
+            top = Math.max(top, v + e);
+            if (v - e > 0) range[0] = Math.min(range[0], v - e);
+        }
+        if (!any) return;
+        series.setLabel(name + " (" + ERROR_NOTE + ")");
+        CategoryStyler st = chart.getStyler();
+        // Make room for the top of the highest error bar (XChart's own range knows only the bars).
+        if (st.getYAxisMax() == null || st.getYAxisMax() < top) st.setYAxisMax(top);
+        if (logY) st.setYAxisMin(Math.pow(10, Math.floor(Math.log10(range[0]))));
+        int index = new ArrayList<>(chart.getSeriesMap().keySet()).indexOf(name);
+        chart.addAnnotation(new ErrorBars(index, values, errors));
+    }
+
+    /**
+     * value ± error as a whisker with caps, centred on bar {@code i} of series {@code seriesIndex}. The
+     * bar positions follow XChart 3.8.8's PlotContent_Category_Bar for side-by-side (not stacked, not
+     * overlapped) bars; ChartsTest checks that the whiskers land on the bars.
+     */
+    static final class ErrorBars extends Annotation {
+        private final int seriesIndex;
+        private final List<Double> values;
+        private final List<Double> errors;
+
+        ErrorBars(int seriesIndex, List<Double> values, List<Double> errors) {
+            super(false);
+            this.seriesIndex = seriesIndex;
+            this.values = List.copyOf(values);
+            this.errors = List.copyOf(errors);
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            CategoryStyler st = (CategoryStyler) styler;
+            double left = getXAxisScreenValueForMin();
+            double width = getXAxisScreenValueForMax() - left;
+            double plotTop = getYAxisScreenValueForMin();
+            double plotBottom = getYAxisScreenValueForMax();
+            double content = st.getPlotContentSize() * width;
+            double step = content / values.size();
+            double fill = st.getAvailableSpaceFill();
+            double barWidth = step / chart.getSeriesMap().size() * fill;
+            double first = left + (width - content) / 2 + step * (1 - fill) / 2 + seriesIndex * barWidth + barWidth / 2;
+            double cap = Math.max(2, Math.min(5, barWidth / 4));
+            g.setColor(ERROR_BAR);
+            g.setStroke(new BasicStroke(2f));
+            // Straight lines need no anti-aliasing, and without it they are exactly ERROR_BAR (which the tests look for).
+            RenderingHints saved = g.getRenderingHints();
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
+            for (int i = 0; i < values.size(); i++) {
+                double v = values.get(i);
+                double e = errors.get(i);
+                if (Double.isNaN(v) || Double.isNaN(e)) continue;
+                double x = first + i * step;
+                double hi = clamp(getYAxisScreenValue(v + e), plotTop, plotBottom);
+                // On a log axis v - e <= 0 is below any axis: the whisker runs to the bottom of the plot.
+                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(getYAxisScreenValue(v - e), plotTop, plotBottom);
+                g.draw(new Line2D.Double(x, hi, x, lo));
+                g.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
+                if (lo < plotBottom) g.draw(new Line2D.Double(x - cap, lo, x + cap, lo));
+            }
+            g.setRenderingHints(saved);
+            bounds = new Rectangle2D.Double(left, plotTop, width, plotBottom - plotTop);
+        }
+    }
+
+    /** A dashed horizontal line across the plot at {@code value}, with {@code label} above its right end. */
+    static final class ReferenceLine extends Annotation {
+        private final double value;
+        private final String label;
+
+        ReferenceLine(double value, String label) {
+            super(false);
+            this.value = value;
+            this.label = label;
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            double left = getXAxisScreenValueForMin();
+            double right = getXAxisScreenValueForMax();
+            double y = getYAxisScreenValue(value);
+            RenderingHints saved = g.getRenderingHints();
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
+            g.setColor(REFERENCE);
+            g.setStroke(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+            g.draw(new Line2D.Double(left, y, right, y));
+            textHints(g);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 11));
+            FontMetrics fm = g.getFontMetrics();
+            int w = fm.stringWidth(label);
+            g.drawString(label, (float) (right - w - 4), (float) (y - 4));
+            g.setRenderingHints(saved);
+            bounds = new Rectangle2D.Double(left, y - fm.getHeight(), right - left, fm.getHeight());
+        }
+    }
+
+    /** {@code v} with the decimals {@link #pattern} gives it, e.g. 0.512 or 50,000. */
+    static String format(double v) {
+        return new DecimalFormat(pattern(Math.abs(v)), DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v);
+    }
+
+    private static double clamp(double v, double lo, double hi) {
+        return Math.max(lo, Math.min(hi, v));
+    }
+
     private static void finishCategory(CategoryChart chart, List<String> labels, boolean logY, double[] range) {
         var st = chart.getStyler();
         st.setYAxisLogarithmic(logY);
@@ -240,7 +622,9 @@ public final class Charts {
         st.setPlotBackgroundColor(Color.WHITE);
         st.setPlotBorderVisible(false);
         st.setPlotGridLinesColor(new Color(0xe0e0e0));
-        st.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 15));
+        st.setChartPadding(PAD);
+        st.setChartTitleFont(titleFont(TITLE_POINTS));
+        st.setChartTitleBoxVisible(false);
         st.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
         st.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         st.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));

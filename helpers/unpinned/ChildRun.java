@@ -102,6 +102,7 @@ public final class ChildRun implements AutoCloseable {
     }
 
     static ChildRun start(String label, Path dir, List<String> command, Function<String, String> progressOf) {
+        RunGuard.check("starting " + label);
         if (label == null || !label.matches("[A-Za-z0-9._-]+")) {
             throw new IllegalArgumentException("label must be a short name like 'io-bound' ([A-Za-z0-9._-]+), got '" + label + "'");
         }
@@ -261,10 +262,12 @@ public final class ChildRun implements AutoCloseable {
     }
 
     IllegalStateException failure(String what) {
+        RunGuard.halt(label);
         return new IllegalStateException(label + " " + what + "; its last lines:\n" + tail() + "\n(full output: " + log + ")");
     }
 
     private CancellationException cancelled(InterruptedException e) {
+        RunGuard.halt(label);
         destroyTree(process);
         Thread.currentThread().interrupt();
         CancellationException c = new CancellationException(label + " interrupted; the child process and its"

@@ -39,7 +39,16 @@ public final class Demo {
         if (warmups < 0) throw new IllegalArgumentException("warmups must be >= 0, got " + warmups);
         if (reps < 1) throw new IllegalArgumentException("reps must be >= 1, got " + reps);
         if (body == null) throw new IllegalArgumentException("body must not be null");
+        RunGuard.check("timing '" + label + "'");
+        try {
+            return timed(label, warmups, reps, body);
+        } catch (Exception e) {
+            RunGuard.halt(label); // interrupted or failed: later queued cells must not show an older timing
+            throw e;
+        }
+    }
 
+    private static Timing timed(String label, int warmups, int reps, Body body) throws Exception {
         for (int i = 0; i < warmups; i++) {
             stopIfInterrupted(label);
             body.run();

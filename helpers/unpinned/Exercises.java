@@ -2,6 +2,7 @@ package unpinned;
 
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Self-checks for the exercises in the notebooks. A wrong answer gets the hint, never the
@@ -9,6 +10,34 @@ import java.util.Locale;
  */
 public final class Exercises {
     private Exercises() {}
+
+    /** One exercise: its title, the expected value, the relative tolerance and a hint that doesn't give it away. */
+    record Answer(String title, double expected, double relTolerance, String hint) {}
+
+    // Kept here, not in the notebooks, so the self-check cell doesn't show the answers.
+    private static final Map<String, Answer> ANSWERS = Map.of(
+            "01.1", new Answer("1. Little's law", 20 / 0.200, 0.01,
+                    "at most P requests are in service, each for S: lambda <= min(U, P) / S"),
+            "01.2", new Answer("2. Waves", Bounds.makespanMs(1_000, 64, 20), 0.01,
+                    "how many waves of 64 does it take to cover 1,000 tasks, and how long is each?"),
+            "01.3", new Answer("3. Response time", 1_000 / (20 / 0.200) * 1_000, 0.05,
+                    "Little's law again: in a closed loop all U users are inside, so R = U / lambda"),
+            "01.4", new Answer("4. Predict, then measure", Bounds.makespanMs(1_000, 200, 50), 0.01,
+                    "the wave bound: ceil(N / P) waves of 50 ms; the measurement should land just above it"),
+            "01.5", new Answer("5. Scale it", Bounds.makespanMs(5_000, 200, 50), 0.01,
+                    "ceil(5,000 / 200) waves of 50 ms; virtual threads still need one"),
+            "01.6", new Answer("6. Change the code, re-measure", Bounds.closedLoopThroughput(500, 100, 0.100), 0.15,
+                    "a measurement, so it can't beat min(U, P) / S with P = 100; did you re-run the measurement cells?"));
+
+    /**
+     * Checks the answer to exercise {@code id} (e.g. "01.1") against the value kept in this class and prints one
+     * line: right, not yet (with a hint, never the value), or not answered yet when {@code answer} is NaN.
+     */
+    public static boolean check(String id, double answer) {
+        Answer a = ANSWERS.get(id);
+        if (a == null) throw new IllegalArgumentException("no exercise '" + id + "'; there are " + new java.util.TreeSet<>(ANSWERS.keySet()));
+        return check(System.out, a.title(), answer, a.expected(), a.relTolerance(), a.hint());
+    }
 
     /**
      * True when {@code answer} is within {@code relTolerance} (e.g. 0.05 = 5 %) of {@code expected};
@@ -28,7 +57,9 @@ public final class Exercises {
         double allowed = expected == 0 ? relTolerance : relTolerance * Math.abs(expected);
         boolean right = Double.isFinite(answer) && Math.abs(answer - expected) <= allowed;
         String yours = String.format(Locale.ROOT, "%.6g", answer);
-        if (right) {
+        if (Double.isNaN(answer)) {
+            out.println("· " + name + ": not answered yet");
+        } else if (right) {
             out.println("✔ " + name + ": right (" + yours + ")");
         } else {
             String why = Double.isFinite(answer) ? "not yet (your answer: " + yours + ")" : "not yet (your answer is not a finite number)";

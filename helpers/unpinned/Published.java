@@ -15,7 +15,7 @@ import tech.tablesaw.api.Table;
 import tech.tablesaw.io.csv.CsvReadOptions;
 
 /**
- * The figures the sources published, read from {@code data/seed-figures/<name>.csv} (long format: one row a
+ * The figures the sources published, read from {@code data/published/<name>.csv} (long format: one row a
  * figure, its number in the {@code value} column). Every column is read as text, so ids like {@code 000}
  * keep their zeros; only {@code value} is turned into a number. Every row's {@code value} is checked when the
  * file is read, so a bad one is an error naming the file, the row and the text, whichever figure is asked for.
@@ -30,7 +30,7 @@ public final class Published {
 
     /**
      * The one figure whose columns match the given pairs, e.g.
-     * {@code value("seed000-jmh", "scenario", "A-io", "executor", "fixed-8")}.
+     * {@code value("vt-jmh-blog", "scenario", "A-io", "executor", "fixed-8")}.
      * No match, or more than one, is an error that lists what the file has.
      */
     public static double value(String name, String... columnValuePairs) {
@@ -39,9 +39,9 @@ public final class Published {
 
     static Table read(Path home, String name) {
         if (name == null || !name.matches("[a-z0-9-]+")) {
-            throw new IllegalArgumentException("a published-figures name is like 'seed000-jmh' ([a-z0-9-]+), got '" + name + "'");
+            throw new IllegalArgumentException("a published-figures name is like 'vt-jmh-blog' ([a-z0-9-]+), got '" + name + "'");
         }
-        Path file = home.resolve("data").resolve("seed-figures").resolve(name + ".csv");
+        Path file = home.resolve("data").resolve("published").resolve(name + ".csv");
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("no published figures '" + name + "': " + file + " does not exist");
         }
@@ -69,7 +69,7 @@ public final class Published {
 
     /** The file as a person finds it in the course folder. */
     private static String shown(String name) {
-        return "data/seed-figures/" + name + ".csv";
+        return "data/published/" + name + ".csv";
     }
 
     /** Row {@code row}'s (0-based) value; an error naming the file, the 1-based data row and the text if it is no number. */

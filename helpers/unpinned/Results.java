@@ -57,8 +57,12 @@ public final class Results {
         return home.get().resolve("results");
     }
 
-    /** Saves {@code data} under {@link #dir()}; returns the file written. */
+    /**
+     * Saves {@code data} under {@link #dir()}; returns the file written. Refused right after an interrupted
+     * or failed measurement ({@link RunGuard}): the data would be the previous run's.
+     */
     public static Path save(String experiment, Object data) {
+        RunGuard.check("saving '" + experiment + "'");
         return save(dir(), experiment, data);
     }
 

@@ -9,9 +9,11 @@ import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.NumericColumn;
@@ -62,17 +64,44 @@ public final class Tables {
         return table;
     }
 
-    /** A table with one column per record component, in declaration order, and one row per record. */
+    /**
+     * A table with one column per record component, in declaration order, and one row per record.
+     * Column names are {@link #header human headers} ("measuredMs" becomes "measured (ms)"); a
+     * component that is null, NaN or blank in every row is left out, so no column is all "n/a".
+     */
     public static Table fromRecords(String name, List<? extends Record> rows) {
+        return fromRecords(name, rows, Map.of());
+    }
+
+    /**
+     * Like {@link #fromRecords(String, List)}, with {@code headers} (record component name -> column
+     * name) overriding the automatic {@link #header} for the components it names.
+     */
+    public static Table fromRecords(String name, List<? extends Record> rows, Map<String, String> headers) {
         checkName(name);
         if (rows == null || rows.isEmpty()) {
             throw new IllegalArgumentException("rows must be a non-empty list of records (the columns come from the record type), got " + rows);
         }
+        if (headers == null) throw new IllegalArgumentException("headers must be a map of component name -> header (possibly empty), got null");
+        if (rows.get(0) == null) throw new IllegalArgumentException("rows must not contain null");
         Class<?> type = rows.get(0).getClass();
         RecordComponent[] components = type.getRecordComponents();
-        List<String> columns = new ArrayList<>();
-        for (RecordComponent rc : components) columns.add(rc.getName());
-        List<List<?>> values = new ArrayList<>();
+        if (components.length == 0) {
+            throw new IllegalArgumentException("rows must be records with at least one component, got " + type.getSimpleName() + "()");
+        }
+        List<String> names = new ArrayList<>();
+        for (RecordComponent rc : components) names.add(rc.getName());
+        headers.forEach((component, header) -> {
+            if (!names.contains(component)) {
+                throw new IllegalArgumentException("headers must name components of " + type.getSimpleName() + " " + names
+                        + ", got '" + component + "'");
+            }
+            if (header == null || header.isBlank()) {
+                throw new IllegalArgumentException("headers must be non-blank, got " + (header == null ? "null" : "'" + header + "'")
+                        + " for '" + component + "'");
+            }
+        });
+        List<List<Object>> values = new ArrayList<>();
         for (Record r : rows) {
             if (r == null || r.getClass() != type) {
                 throw new IllegalArgumentException("rows must all be " + type.getSimpleName() + " records, got "
@@ -82,10 +111,109 @@ public final class Tables {
             for (RecordComponent rc : components) row.add(component(r, rc));
             values.add(row);
         }
-        if (columns.isEmpty()) {
-            throw new IllegalArgumentException("rows must be records with at least one component, got " + type.getSimpleName() + "()");
+        List<Integer> kept = new ArrayList<>();
+        for (int c = 0; c < components.length; c++) {
+            int column = c;
+            if (values.stream().anyMatch(row -> present(row.get(column)))) kept.add(c);
         }
-        return of(name, columns, values);
+        if (kept.isEmpty()) {
+            throw new IllegalArgumentException("rows must have at least one component that is not null, NaN or blank, got only empty "
+                    + names + " in " + rows.size() + " " + type.getSimpleName() + " records");
+        }
+        List<String> columns = new ArrayList<>();
+        Map<String, String> byHeader = new HashMap<>();
+        for (int c : kept) {
+            String component = names.get(c);
+            String header = headers.containsKey(component) ? headers.get(component) : header(component);
+            String clash = byHeader.put(header.toLowerCase(Locale.ROOT), component);
+            if (clash != null) {
+                throw new IllegalArgumentException("components '" + clash + "' and '" + component + "' would both be headed '" + header
+                        + "'; pass headers explicitly with Tables.fromRecords(name, rows, headers)");
+            }
+            columns.add(header);
+        }
+        List<List<?>> table = new ArrayList<>();
+        for (List<Object> row : values) table.add(kept.stream().map(row::get).toList());
+        return of(name, columns, table);
+    }
+
+    /**
+     * Headers that the rule in {@link #header} gets wrong or can't know; component name -> header.
+     */
+    static final Map<String, String> HEADER_OVERRIDES = Map.of(
+            "rps", "throughput (req/s)",
+            "cpus", "CPUs");
+
+    // Unit words (lower case) anywhere in a name -> the unit shown in brackets.
+    private static final Map<String, String> UNITS = Map.of(
+            "ns", "ns", "us", "µs", "ms", "ms", "kb", "KB", "mb", "MB", "gb", "GB");
+    private static final Set<String> ACRONYMS = Set.of("cpu", "rss", "jvm", "jdk", "gc", "os", "io", "http");
+
+    /**
+     * A human column header for a camelCase (or snake_case) name, predictable by rule:
+     * <ul>
+     * <li>{@link #HEADER_OVERRIDES} first, for the few names the rule can't get right;</li>
+     * <li>the name splits into lower-case words at capitals and underscores ("serverCpuUsPerRequest"
+     *     -> server cpu us per request); CPU, RSS, JVM, JDK, GC, OS, IO and HTTP are written in capitals;</li>
+     * <li>a unit word Ns, Us, Ms, Kb, Mb or Gb anywhere moves to the end in brackets as ns, µs, ms, KB,
+     *     MB, GB: "serverCpuUsPerRequest" -> "server CPU per request (µs)", "serverRssMb" -> "server RSS (MB)";</li>
+     * <li>a name ending in Throughput is a request rate: "boundThroughput" -> "bound (req/s)", and
+     *     "throughput" alone -> "throughput (req/s)"; ending in Rate likewise keeps the word: "arrivalRate" ->
+     *     "arrival rate (req/s)"; ending in PerSec or PerSecond: "opsPerSec" -> "ops/s";</li>
+     * <li>a name whose first word is "error" with a time unit is a ± error: "errorMs" -> "± error (ms)";</li>
+     * <li>percentiles stay as written, with a point after 99 for longer ones: "p99Ms" -> "p99 (ms)",
+     *     "p999Ms" -> "p99.9 (ms)".</li>
+     * </ul>
+     */
+    public static String header(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("name must be a non-blank string, got " + (name == null ? "null" : "'" + name + "'"));
+        }
+        String override = HEADER_OVERRIDES.get(name);
+        if (override != null) return override;
+        List<String> words = new ArrayList<>();
+        for (String w : name.strip().split("_+|\\s+|(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")) {
+            if (!w.isEmpty()) words.add(w.toLowerCase(Locale.ROOT));
+        }
+        if (words.isEmpty()) return name.strip(); // e.g. "_"
+        String unit = null;
+        String suffix = "";
+        int n = words.size();
+        String last = words.get(n - 1);
+        if (n >= 3 && words.get(n - 2).equals("per") && (last.equals("sec") || last.equals("second"))) {
+            words.subList(n - 2, n).clear();
+            suffix = "/s";
+        } else if (last.equals("throughput")) {
+            if (n > 1) words.remove(n - 1);
+            unit = "req/s";
+        } else if (last.equals("rate")) {
+            unit = "req/s";
+        }
+        if (unit == null && words.size() > 1) {
+            for (int i = 0; i < words.size(); i++) {
+                if (UNITS.containsKey(words.get(i))) {
+                    unit = UNITS.get(words.remove(i));
+                    break;
+                }
+            }
+        }
+        boolean error = words.size() > 0 && words.get(0).equals("error") && ("ns".equals(unit) || "µs".equals(unit) || "ms".equals(unit));
+        List<String> shown = new ArrayList<>();
+        for (String w : words) {
+            if (ACRONYMS.contains(w)) shown.add(w.toUpperCase(Locale.ROOT));
+            else if (w.matches("p99\\d+")) shown.add("p99." + w.substring(3));
+            else shown.add(w);
+        }
+        return (error ? "± " : "") + String.join(" ", shown) + suffix + (unit == null ? "" : " (" + unit + ")");
+    }
+
+    // A value that makes its column worth showing: not null, not NaN, not blank.
+    private static boolean present(Object v) {
+        if (v == null) return false;
+        if (v instanceof Double d) return !d.isNaN();
+        if (v instanceof Float f) return !f.isNaN();
+        if (v instanceof CharSequence cs) return !cs.toString().isBlank();
+        return true;
     }
 
     /** The table as an HTML {@code <table>}, at most {@link #MAX_HTML_ROWS} rows. */
@@ -93,15 +221,20 @@ public final class Tables {
         return html(t, MAX_HTML_ROWS);
     }
 
-    /** The table as an HTML {@code <table>} with its name as caption, at most {@code maxRows} rows. */
+    /**
+     * The table as an HTML {@code <table>} with its name as caption, at most {@code maxRows} rows.
+     * Numbers are right-aligned and formatted by {@link #number}; no cell wraps ({@code white-space:
+     * nowrap}), so "platform-pool-50" stays one word. Headers may wrap.
+     */
     public static String html(Table t, int maxRows) {
+        RunGuard.check("showing a table");
         if (t == null) throw new IllegalArgumentException("table must not be null");
         if (maxRows < 0) throw new IllegalArgumentException("maxRows must be >= 0, got " + maxRows);
         StringBuilder sb = new StringBuilder("<table class=\"unpinned\">\n");
         if (t.name() != null && !t.name().isBlank()) sb.append("<caption>").append(escape(t.name())).append("</caption>\n");
         sb.append("<thead><tr>");
         for (Column<?> c : t.columns()) {
-            sb.append(c instanceof NumericColumn<?> ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left\">")
+            sb.append(c instanceof NumericColumn<?> ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left;white-space:nowrap\">")
                     .append(escape(c.name())).append("</th>");
         }
         sb.append("</tr></thead>\n<tbody>\n");
@@ -110,10 +243,11 @@ public final class Tables {
             sb.append("<tr>");
             for (Column<?> c : t.columns()) {
                 if (c instanceof NumericColumn<?> n) {
-                    sb.append("<td style=\"text-align:right\">")
+                    sb.append("<td style=\"text-align:right;white-space:nowrap\">")
                             .append(n.isMissing(r) ? "n/a" : escape(number(n.getDouble(r))));
                 } else {
-                    sb.append("<td style=\"text-align:left\">").append(escape(c.getString(r)));
+                    // Executor names like "platform-pool-50" read as one word: never broken over lines.
+                    sb.append("<td style=\"text-align:left;white-space:nowrap\">").append(escape(c.getString(r)));
                 }
                 sb.append("</td>");
             }
@@ -124,15 +258,22 @@ public final class Tables {
         return sb.toString();
     }
 
-    /** A number for reading: integers exactly (with grouping), others to about 4 significant digits. */
+    /**
+     * A number for reading, with thousands separators: whole numbers exactly ("1,000,000", "42"); others
+     * with decimals by size: >= 100 none ("1,235"), >= 10 one ("12.3"), >= 0.1 two ("1.50", "0.12"),
+     * smaller two significant digits ("0.0012"), below 0.0001 in scientific notation ("1.2e-05").
+     */
     static String number(double v) {
         if (Double.isNaN(v)) return "n/a";
         if (Double.isInfinite(v)) return v > 0 ? "∞" : "-∞";
         double a = Math.abs(v);
         if (v == Math.rint(v) && a < 1e15) return String.format(Locale.ROOT, "%,d", (long) v);
-        if (a >= 1000) return String.format(Locale.ROOT, "%,.0f", v);
-        if (a >= 1e-4) return new BigDecimal(v).round(new MathContext(4)).stripTrailingZeros().toPlainString();
-        return String.format(Locale.ROOT, "%.3e", v);
+        // Decide on the rounded size, so 99.96 is "100", not "100.0".
+        if (a >= 99.5) return String.format(Locale.ROOT, "%,.0f", v);
+        if (a >= 9.95) return String.format(Locale.ROOT, "%,.1f", v);
+        if (a >= 0.0995) return String.format(Locale.ROOT, "%.2f", v);
+        if (a >= 1e-4) return new BigDecimal(v).round(new MathContext(2)).stripTrailingZeros().toPlainString();
+        return String.format(Locale.ROOT, "%.1e", v);
     }
 
     static String escape(String s) {
