@@ -129,3 +129,12 @@ def test_sources_are_cited_by_name_not_by_workspace_ids():
     assert len(rows) == 5 and all(r["id"] and r["title_en"] and r["kind"] and r["date"] for r in rows), rows
     for r in rows:
         assert f"`{r['id']}`" in (HOME / "data" / "sources.md").read_text(), f"sources.md has no section for {r['id']}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_code_fits_the_editor(path):
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            for line in cell.source.splitlines():
+                assert len(line) <= 100, f"{path.name}: a code line of {len(line)} columns (at most 100):\n{line}"

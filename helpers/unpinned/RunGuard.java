@@ -44,6 +44,14 @@ public final class RunGuard {
                 + " so this cell would show the previous run's numbers as new; re-run the measurement above (or Run All)");
     }
 
+    /**
+     * The first statement of a notebook cell that shows measured values with plain Java (before it touches them):
+     * refuses, like the helpers do, while the queue runs on after a stopped measurement.
+     */
+    public static void requireFresh() {
+        check("showing results");
+    }
+
     /** Whether a stop is in force (for tests). */
     static synchronized boolean halted() {
         return stopped != null;
