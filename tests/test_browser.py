@@ -279,3 +279,14 @@ def test_stop_during_run_all_presents_no_stale_results(lab, page):
     finally:
         if rel:
             lab.shut_down_session(rel)
+
+
+def test_the_contents_link_lands_on_the_chapter_table(lab, page):
+    """Every notebook's generated "Contents" link opens README.md rendered, scrolled to the chapter table."""
+    page.goto(lab.url(lab.rel(NOTEBOOKS[-1].name)))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.locator(".jp-RenderedMarkdown a", has_text="Contents").first.click()
+    heading = page.locator(".jp-RenderedMarkdown h2", has_text="Chapters").first
+    _wait(page, "README.md rendered at its chapter table", lambda: heading.is_visible() and heading.bounding_box()
+          and 0 <= heading.bounding_box()["y"] <= page.viewport_size["height"] / 2, timeout=30)
+    _shoot(page, "contents-link")

@@ -463,3 +463,4 @@ def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, mo
     assert server["KernelSpecManager"]["allowed_kernelspecs"] == [KERNEL_NAME]
     overrides = json.loads((tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
+    assert overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]["markdown"] == "Markdown Preview"

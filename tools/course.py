@@ -406,6 +406,8 @@ def configure_lab() -> None:
     overrides.parent.mkdir(parents=True, exist_ok=True)
     overrides.write_text(json.dumps({
         "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+        # the notebooks' "Contents" link opens README.md: rendered, as a learner expects, not as source text
+        "@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Markdown Preview"}},
     }, indent=1) + "\n")
 
 
