@@ -1,5 +1,6 @@
 """Static checks: what a fresh clone must look like before anything runs."""
 import csv
+from pathlib import Path
 import json
 import re
 
@@ -138,3 +139,21 @@ def test_notebook_code_fits_the_editor(path):
         if cell.cell_type == "code":
             for line in cell.source.splitlines():
                 assert len(line) <= 100, f"{path.name}: a code line of {len(line)} columns (at most 100):\n{line}"
+
+
+def _code_without_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def test_every_snippet_sources_the_helpers_its_helpers_use():
+    """A snippet compiles only the helpers it lists in //SOURCES: the list must be closed under their use of each
+    other (a JBang cache can hide a missing one on one machine; a fresh CI then fails to compile)."""
+    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").glob("*.java")}
+    for snippet in SNIPPETS:
+        text = snippet.read_text()
+        sourced = {Path(s).stem for s in re.findall(r"^//SOURCES \.\./helpers/unpinned/(\w+\.java)$", text, re.M)}
+        for name in sorted(sourced):
+            used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(helpers[name].read_text())))
+            missing = sorted((used & helpers.keys()) - sourced - {name})
+            assert not missing, f"{snippet.name} sources {name}.java, which uses {missing}: add them to //SOURCES"

@@ -414,12 +414,13 @@ def configure_lab() -> None:
 def helpers_classpath() -> str:
     """Compiles the shared helpers with JBang and returns their classpath (jar + pinned dependencies)."""
     kernel = str(HOME / "helpers" / "Kernel.java")
-    # `info classpath` names the jar without building it: build first (a no-op when nothing changed).
-    for args in (["build", kernel], ["info", "classpath", kernel]):
-        out = subprocess.run(jbang_cmd() + args, capture_output=True, text=True, timeout=900)
-        if out.returncode != 0:
-            raise SetupError("could not build the shared helpers (helpers/Kernel.java):\n"
-                             + (out.stdout + out.stderr)[-4000:])
+    # `info classpath` names the jar without building it: build first (a no-op when nothing changed; the first
+    # time it fetches the helpers' pinned libraries, so it reports progress).
+    run_with_progress(jbang_cmd() + ["build", kernel], "building the shared helpers")
+    out = subprocess.run(jbang_cmd() + ["info", "classpath", kernel], capture_output=True, text=True, timeout=900)
+    if out.returncode != 0:
+        raise SetupError("could not read the shared helpers' classpath (helpers/Kernel.java):\n"
+                         + (out.stdout + out.stderr)[-4000:])
     jar = out.stdout.strip().splitlines()[-1].split(os.pathsep)[0] if out.stdout.strip() else ""
     if not os.path.isfile(jar):
         raise SetupError(f"JBang built the helpers but their jar is missing ({jar or 'no classpath printed'})")

@@ -62,10 +62,10 @@ class ExercisesTest {
         double[][] right = {{1, 100}, {2, 320}, {3, 10_000}, {4, 250}, {5, 1_250}, {6, 960}};
         for (double[] r : right) {
             String id = String.format("01.%d", (int) r[0]);
-            assertTrue(Exercises.check(id, r[1]), id + " must accept " + r[1]);
-            assertFalse(Exercises.check(id, r[1] * 1.3), id + " must reject " + r[1] * 1.3);
-            assertFalse(Exercises.check(id, Double.NaN), id + ": NaN is not answered yet");
+            assertTrue(Exercises.verdict(id, r[1]), id + " must accept " + r[1]);
+            assertFalse(Exercises.verdict(id, r[1] * 1.3), id + " must reject " + r[1] * 1.3);
+            assertFalse(Exercises.verdict(id, Double.NaN), id + ": NaN is not answered yet");
         }
-        BoundsTest.assertMessage("no exercise '09.9'", () -> Exercises.check("09.9", 1));
+        BoundsTest.assertMessage("no exercise '09.9'", () -> Exercises.verdict("09.9", 1));
     }
 }

@@ -2,6 +2,7 @@ package unpinned;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static unpinned.SleepServerTest.assertMessage;
@@ -165,6 +166,8 @@ class JmhTest {
         assertEquals("sleepingTasksOnExecutor (executor=fixed-8, tasks=500): 3,162 ± 12.35 ms/op\n",
                 p.line("  3162.290 ±(99.9%) 12.345 ms/op [Average]"));
         assertEquals(null, p.line("# Benchmark: unpinned.snippets.S01_IoBoundExecutors.other"));
+        p.line("Result \"unpinned.snippets.S01_IoBoundExecutors.other\":");
+        assertEquals("other: 3,160 ms/op\n", p.line("  3160.317 ms/op"));
         assertEquals(2, p.started);
         assertEquals("Building jar for S01.java...", p.line("[jbang] Building jar for S01.java..."));
     }
@@ -201,5 +204,17 @@ class JmhTest {
         assertTrue(partial.getMessage().contains("reported 1 results for the 2 benchmarks it started"), partial.getMessage());
         assertTrue(RunGuard.halted(), "a failed measurement stops what the queue would show next");
         RunGuard.reset();
+    }
+
+    @Test
+    void onlyTroubleIsShownBesidesTheProgressLine() {
+        for (String shown : List.of("java.lang.IllegalStateException: boom", "ERROR: benchmark failed",
+                "S01: -p tasks must be a whole number", "WARNING: A terminally deprecated method", "Error: x")) {
+            assertTrue(ChildRun.SHOWN.matcher(shown).matches(), shown);
+        }
+        for (String hidden : List.of("Benchmark    (executor)  Mode  Cnt  Score   Error  Units",
+                "  2,500 requests in 5.0 s = 500.0 req/s, 0 errors", "# Warmup Iteration   1: 3164.123 ms/op")) {
+            assertFalse(ChildRun.SHOWN.matcher(hidden).matches(), hidden);
+        }
     }
 }

@@ -56,8 +56,9 @@ public final class ChildRun implements AutoCloseable {
     public static final String RESULT = Protocol.RESULT;
 
     private static final Pattern SNIPPET = Pattern.compile("[A-Za-z0-9_]+\\.java");
-    private static final Pattern SHOWN = Pattern.compile(
-            "(?i).*(error|exception|refus|failed|warning|must be|cannot|can't|not allowed).*");
+    /** Lines worth showing besides the progress line: trouble, in the words JVMs and snippets use for it. */
+    static final Pattern SHOWN = Pattern.compile(
+            ".*(Exception|Error:|error:|ERROR|WARNING|[Rr]efus|[Ff]ailed|must be|[Cc]annot|can't|not allowed).*");
     private static final int TAIL_LINES = 40;
     private static final DateTimeFormatter STAMP =
             DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);

@@ -32,8 +32,14 @@ public final class Exercises {
     /**
      * Checks the answer to exercise {@code id} (e.g. "01.1") against the value kept in this class and prints one
      * line: right, not yet (with a hint, never the value), or not answered yet when {@code answer} is NaN.
+     * Returns nothing, so the cell shows only those lines.
      */
-    public static boolean check(String id, double answer) {
+    public static void check(String id, double answer) {
+        verdict(id, answer);
+    }
+
+    /** {@link #check(String, double)}, returning whether the answer was right. */
+    static boolean verdict(String id, double answer) {
         Answer a = ANSWERS.get(id);
         if (a == null) throw new IllegalArgumentException("no exercise '" + id + "'; there are " + new java.util.TreeSet<>(ANSWERS.keySet()));
         return check(System.out, a.title(), answer, a.expected(), a.relTolerance(), a.hint());

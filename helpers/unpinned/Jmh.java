@@ -202,8 +202,9 @@ public final class Jmh {
                 resultNext = false;
                 return String.format(Locale.ROOT, "%s: %s ± %s %s%n", name, number(m.group(1)), number(m.group(2)), m.group(3));
             } else if (resultNext && !line.isBlank()) {
-                resultNext = false; // one iteration: JMH prints the score alone
-                return name + ": " + line.trim() + "\n";
+                resultNext = false; // too few iterations for an error: JMH prints the score alone
+                String[] parts = line.trim().split("\\s+");
+                return name + ": " + number(parts[0]) + (parts.length > 1 ? " " + parts[1] : "") + "\n";
             }
             return null;
         }
