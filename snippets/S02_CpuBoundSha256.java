@@ -146,7 +146,7 @@ public class S02_CpuBoundSha256 {
     }
 
     public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announce();
+        Profile profile = Profile.announceOrExit("S02");
         List<String> defaults = new ArrayList<>(JmhArgs.defaults(profile));
         defaults.addAll(List.of("-p", "updates=" + profile.pick(50_000, 500_000)));
         JmhArgs.runOrExit("S02", defaults, args, S02_CpuBoundSha256::validate);

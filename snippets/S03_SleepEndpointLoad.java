@@ -101,7 +101,7 @@ public class S03_SleepEndpointLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announce();
+        Profile profile = Profile.announceOrExit("S03");
         Options o = parse(args, profile);
         try {
             Results.checkDir();

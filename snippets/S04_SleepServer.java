@@ -48,7 +48,7 @@ public class S04_SleepServer {
               --control      read commands on standard input (stats, stop); used by the course's ServerProcess""";
 
     public static void main(String[] args) throws Exception {
-        Profile.announce();
+        Profile.announceOrExit("S04");
         Cli cli = Cli.orExit("S04", USAGE, args, Set.of("--mode", "--threads", "--sleep-ms", "--port"), Set.of("--control"));
         SleepServer server;
         try {

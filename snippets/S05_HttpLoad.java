@@ -51,7 +51,7 @@ public class S05_HttpLoad {
               --timeout-s S    longest wait for one answer, 1..600 (default 30)""";
 
     public static void main(String[] args) throws Exception {
-        Profile.announce();
+        Profile.announceOrExit("S05");
         Cli cli = Cli.orExit("S05", USAGE, args, Set.of("--url", "--connections", "--threads", "--warmup-s",
                 "--duration-s", "--rate", "--timeout-s"), Set.of());
         HttpLoad.Options o;

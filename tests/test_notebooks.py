@@ -123,8 +123,9 @@ def test_01_http_follows_littles_law(chapter_01_ran):
         assert row["throughput"] <= row["boundThroughput"] * 1.02, row
     assert vt["throughput"] > 3 * pool["throughput"]
     assert pool["throughput"] >= 0.5 * pool["boundThroughput"], f"pool 50 far below its bound: {pool}"
-    # The pool server keeps its 50 handler threads; virtual threads are not platform threads.
-    assert pool["serverLiveThreads"] >= 50 > vt["serverLiveThreads"], (pool, vt)
+    # The pool server keeps its 50 handler threads; virtual threads are not platform threads (their carriers are,
+    # one per core, so the virtual server's count grows with the machine, never with the users).
+    assert pool["serverLiveThreads"] >= 50 and vt["serverLiveThreads"] < pool["serverLiveThreads"], (pool, vt)
     report(f"01 HTTP, 500 users, server in its own JVM, virtual threads: {vt['throughput']:,.0f} req/s = "
            f"{vt['throughput'] / vt['boundThroughput']:.3f} x the Little's law bound of "
            f"{vt['boundThroughput']:,.0f} req/s (target >= 0.95); pool 50: "

@@ -150,6 +150,14 @@ def test_bad_input_is_one_clear_line(case):
     one_line_error(jbang(*args, timeout=600), *words)
 
 
+def test_a_bad_profile_is_one_clear_line():
+    env = dict(os.environ, UNPINNED_PROFILE="fast")
+    for alias in ("io-bound", "sleep-endpoint"):
+        run = subprocess.run(["bash", str(HOME / "tools" / "jbang"), alias], cwd=HOME, capture_output=True, text=True,
+                             timeout=600, env=env, stdin=subprocess.DEVNULL)
+        one_line_error(run, "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'")
+
+
 def test_a_busy_port_is_refused_by_name():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

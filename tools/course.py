@@ -28,6 +28,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -270,7 +271,10 @@ def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every:
     log = logs / (re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-") + ".log")
     start, last = time.monotonic(), [""]
     with open(log, "w") as out:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        # errors="replace": one odd byte must not stop the reader (and then the child, on a full pipe);
+        # a session of its own: Ctrl-C kills the JVMs tools/jbang started too, not just the script
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                                encoding="utf-8", errors="replace", start_new_session=True)
 
         def pump():
             for line in proc.stdout:
@@ -286,7 +290,8 @@ def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every:
                 if proc.poll() is None:
                     say(f"  ... {what}: {time.monotonic() - start:.0f} s" + (f" ({last[0][:90]})" if last[0] else ""))
         except BaseException:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
             raise
         reader.join(timeout=5)
     if proc.returncode != 0:

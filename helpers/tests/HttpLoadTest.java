@@ -199,4 +199,35 @@ class HttpLoadTest {
         assertMessage("target must be an http:// URI on loopback, got null", () -> HttpLoad.Options.closedLoop(null, 1, d, d));
         assertEquals(Math.min(2, Runtime.getRuntime().availableProcessors()), HttpLoad.Options.closedLoop(u, 2, d, d).threads());
     }
+
+    @Test
+    void aBodyThatEndsWithTheConnectionCountsAndTheUserReconnects() throws Exception {
+        // HTTP/1.0 style: no Content-Length, the server closes after the body. Each answer must count at once and
+        // the user must go on with a new connection (not wait for a timeout on a closed one).
+        try (ServerSocket ss = new ServerSocket(0, 200, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = Thread.ofVirtual().start(() -> {
+                while (!ss.isClosed()) {
+                    try {
+                        Socket s = ss.accept();
+                        Thread.ofVirtual().start(() -> {
+                            try (s) {
+                                s.getInputStream().read(new byte[1024]);
+                                s.getOutputStream().write("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nok".getBytes());
+                            } catch (IOException ignored) {
+                                // the client went away
+                            }
+                        });
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            HttpLoad.Result r = HttpLoad.run(new HttpLoad.Options(URI.create("http://127.0.0.1:" + ss.getLocalPort() + "/"),
+                    4, 1, Duration.ofMillis(200), Duration.ofMillis(600), 0, Duration.ofSeconds(5)));
+            assertEquals(0, r.errors(), r.toString());
+            assertTrue(r.requests() > 40, "4 users answered at once should manage far more than 40 in 0.6 s: " + r);
+            ss.close();
+            acceptor.join(2_000);
+        }
+    }
 }

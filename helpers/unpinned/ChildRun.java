@@ -82,13 +82,22 @@ public final class ChildRun implements AutoCloseable {
         this.console = System.out; // the cell's output stream, captured now: the pump thread prints into it
         this.progress = new Progress(console);
         this.log = logFile(label);
+        Writer writer = null;
         try {
-            this.logWriter = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
-            logWriter.write("$ " + String.join(" ", command) + "\n");
+            writer = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
+            writer.write("$ " + String.join(" ", command) + "\n");
             this.process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         } catch (IOException e) {
+            if (writer != null) {
+                try {
+                    writer.close();
+                } catch (IOException ignored) {
+                    // reporting the start failure below
+                }
+            }
             throw new UncheckedIOException(label + ": cannot start " + String.join(" ", command) + ": " + e.getMessage(), e);
         }
+        this.logWriter = writer;
         // Reading a pipe cannot be interrupted, so a helper thread pumps the output and the caller waits.
         this.pump = Thread.ofPlatform().daemon(true).name("child-output-" + label).start(this::pump);
     }
@@ -205,7 +214,9 @@ public final class ChildRun implements AutoCloseable {
             in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
             in.flush();
         } catch (IOException e) {
-            throw failure("is not listening on its standard input any more (" + e.getMessage() + ")");
+            // not a failed measurement by itself (e.g. stopping a server that already ended): no RunGuard halt
+            throw new IllegalStateException(label + " is not listening on its standard input any more ("
+                    + e.getMessage() + ")", e);
         }
     }
 
@@ -286,9 +297,16 @@ public final class ChildRun implements AutoCloseable {
     private void pump() {
         try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
+            boolean logging = true;
             while ((line = r.readLine()) != null) {
-                logWriter.write(line);
-                logWriter.write('\n');
+                if (logging) {
+                    try {
+                        logWriter.write(line);
+                        logWriter.write('\n');
+                    } catch (IOException e) {
+                        logging = false; // a full disk must not stop the reading: the child would block
+                    }
+                }
                 synchronized (tail) {
                     tail.addLast(line);
                     if (tail.size() > TAIL_LINES) tail.removeFirst();

@@ -405,6 +405,7 @@ public final class HttpLoad {
                 c.interval = interval;
                 c.dueAt = run.start + offset;
                 conns.add(c);
+                c.queued = true;
                 due.add(c);
             }
         }
@@ -430,7 +431,11 @@ public final class HttpLoad {
             while (!run.stop) {
                 long now = System.nanoTime();
                 if (now >= run.end) break;
-                while (!due.isEmpty() && due.peek().dueAt <= now) send(due.poll(), now);
+                while (!due.isEmpty() && due.peek().dueAt <= now) {
+                    Conn c = due.poll();
+                    c.queued = false;
+                    send(c, now);
+                }
                 long wait = Math.min(run.end - now, TimeUnit.MILLISECONDS.toNanos(100));
                 if (!due.isEmpty()) wait = Math.min(wait, due.peek().dueAt - now);
                 if (wait <= 0) {
@@ -513,8 +518,7 @@ public final class HttpLoad {
             }
             if (n < 0) {
                 if (c.parser.endOfStream()) {
-                    completed(c, System.nanoTime());
-                    c.close();
+                    completed(c, System.nanoTime()); // closes this connection; the next request opens a new one
                     return;
                 }
                 throw new IOException("connection closed by the server");
@@ -556,7 +560,8 @@ public final class HttpLoad {
             errorKinds.merge(kind, 1L, Long::sum);
             if (now >= run.measureStart && now < run.end) errors++;
             run.failed.increment();
-            schedule(c, now, RETRY_AFTER_ERROR_NANOS); // a dead server must not turn this loop into a busy spin
+            // an idle connection of an open loop is waiting in the schedule already: it reconnects at its slot
+            if (!c.queued) schedule(c, now, RETRY_AFTER_ERROR_NANOS); // no busy spin against a dead server
         }
 
         /** Closed loop: next request at once; open loop: at its slot in the schedule (at once if late). */
@@ -566,6 +571,7 @@ public final class HttpLoad {
             if (c.dueAt <= now && delay == 0) {
                 send(c, now);
             } else {
+                c.queued = true;
                 due.add(c);
             }
         }
@@ -583,7 +589,10 @@ public final class HttpLoad {
         SocketChannel channel;
         SelectionKey key;
         long dueAt, interval, sentAt, latencyFrom;
+        /** A request is out and its answer not yet read. */
         boolean waiting;
+        /** In the loop's schedule ({@code due}), waiting for its time to send. */
+        boolean queued;
 
         Conn(byte[] request) {
             this.out = ByteBuffer.wrap(request);

@@ -57,7 +57,7 @@ public final class LoadTest {
         a.addAll(List.of("--url", o.target().toString(), "--connections", Integer.toString(o.connections()),
                 "--threads", Integer.toString(o.threads()), "--warmup-s", seconds(o.warmUp().toMillis()),
                 "--duration-s", seconds(o.duration().toMillis()), "--timeout-s", seconds(o.timeout().toMillis())));
-        if (!o.closed()) a.addAll(List.of("--rate", String.format(Locale.ROOT, "%.3f", o.rate())));
+        if (!o.closed()) a.addAll(List.of("--rate", Double.toString(o.rate())));
         return a;
     }
 

@@ -51,6 +51,20 @@ public enum Profile {
                 : " (the sources' sizes; set " + ENV + "=quick for a fast run)");
     }
 
+    /**
+     * {@link #announce()} for a snippet's main: a bad {@code UNPINNED_PROFILE} ends the JVM with one line on stderr
+     * ({@code <snippet>: <what is allowed>}) and exit code 2, not a stack trace.
+     */
+    public static Profile announceOrExit(String snippet) {
+        try {
+            return announce();
+        } catch (IllegalArgumentException e) {
+            System.err.println(snippet + ": " + e.getMessage());
+            System.exit(2);
+            throw e; // unreachable
+        }
+    }
+
     /** Prints the banner and returns the profile in force. */
     public static Profile announce() {
         Profile p = current();

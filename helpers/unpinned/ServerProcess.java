@@ -37,6 +37,7 @@ public final class ServerProcess implements AutoCloseable {
         this.child = child;
         try {
             this.ready = Json.parse(child.await(ChildRun.READY, READY_TIMEOUT)).getAsJsonObject();
+            if (!ready.has("uri")) throw child.failure("said it was ready but named no \"uri\": " + ready);
             this.uri = URI.create(ready.get("uri").getAsString());
             HttpLoad.loopbackAddress(uri); // a course server binds loopback only; refuse anything else
         } catch (RuntimeException e) {

@@ -34,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>{@code
  * try (var server = SleepServer.virtual(Duration.ofMillis(100))) {
- *     var r = HttpLoad.run(server.uri(), 500, 10, Duration.ofSeconds(60));
+ *     var r = HttpLoad.run(HttpLoad.Options.closedLoop(server.uri(), 500, Duration.ofSeconds(2), Duration.ofSeconds(5)));
  * }
  * }</pre>
  */
@@ -124,8 +124,10 @@ public final class SleepServer implements AutoCloseable {
         try {
             s = HttpServer.create(new InetSocketAddress(loopback, port), BACKLOG);
         } catch (BindException e) {
-            throw new IllegalArgumentException(
-                    "port " + port + " is in use; use 0 to let the system pick a free port", e);
+            String why = String.valueOf(e.getMessage());
+            throw new IllegalArgumentException(why.contains("in use")
+                    ? "port " + port + " is in use; use 0 to let the system pick a free port"
+                    : "cannot listen on 127.0.0.1:" + port + " (" + why + "); use 0 (any free port) or 1024..65535", e);
         } catch (IOException e) {
             throw new IllegalStateException("could not start the HTTP server on 127.0.0.1:" + port + ": " + e, e);
         }
