@@ -24,7 +24,7 @@ TINY_ARGS = {
     "sleep-endpoint": ["--users", "20", "--sleep-ms", "20", "--pool", "4", "--warmup-s", "0.5", "--duration-s", "1"],
     "http-load": ["--connections", "10", "--warmup-s", "0.5", "--duration-s", "1"],  # + --url of the fixture's server
 }
-SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"]}
+SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"]}
 
 
 def test_every_alias_has_tiny_arguments():
@@ -107,6 +107,24 @@ def test_a_server_reports_its_own_cpu_memory_and_threads(sleep_server):
     assert s["cpuNanos"] > 0 and s["heapUsedBytes"] > 0 and s["liveThreads"] > 0
 
 
+@pytest.mark.parametrize("impl, threads", [("pool", 4), ("virtual", 0), ("reactive", 0)])
+def test_each_order_service_stays_under_littles_law(impl, threads):
+    """One order = 100 ms + 10 ms of waiting: 10 users can't get more than min(10, threads) / 0.110 s orders/s."""
+    users, service = 10, 0.110
+    with server("order-service", "--impl", impl, "--threads", str(max(threads, 1))) as (proc, ready):
+        run = jbang("http-load", "--url", ready["uri"] + "?id=7", "--connections", str(users), "--warmup-s", "1",
+                    "--duration-s", "2", timeout=300)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        result = json.loads(next(l for l in run.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+        handled = stats(proc)["handled"]
+    bound = min(users, threads or users) / service
+    assert result["errors"] == 0 and result["minMs"] >= 110, result
+    assert bound * 0.5 <= result["throughput"] <= bound * 1.02, (bound, result)
+    assert handled >= result["requests"], "the server answered every order the client counted"
+    report(f"02 order service ({impl}), {users} users: {result['throughput']:.1f} orders/s ="
+           f" {result['throughput'] / bound:.3f} x Little's law bound {bound:.1f}")
+
+
 def test_io_bound_tiny_run_respects_the_sleep(tmp_path):
     run = jbang("io-bound", *JMH_TINY, "-p", "tasks=40", "-p", "sleepMs=20", "-p", "executor=virtual",
                 "-rf", "json", "-rff", str(tmp_path / "vt.json"), timeout=900)
@@ -141,6 +159,7 @@ BAD_INPUT = {
     "http-load remote": (["http-load", "--url", "http://example.com/"], ["loopback"]),
     "http-load connections": (["http-load", "--url", "http://127.0.0.1:9/", "--connections", "0"], ["--connections"]),
     "sleep-server pool": (["sleep-server", "--mode", "pool", "--threads", "0"], ["--threads", "1 to 10,000"]),
+    "order-service impl": (["order-service", "--impl", "webflux"], ["--impl", "pool, virtual, reactive"]),
 }
 
 
