@@ -157,3 +157,16 @@ def test_every_snippet_sources_the_helpers_its_helpers_use():
             used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(helpers[name].read_text())))
             missing = sorted((used & helpers.keys()) - sourced - {name})
             assert not missing, f"{snippet.name} sources {name}.java, which uses {missing}: add them to //SOURCES"
+
+
+def test_the_load_test_snippet_quotes_the_published_figures_exactly():
+    """S03 keeps the pull request's figures as constants (a snippet runs without the data folder): they must be
+    the numbers in data/published/vt-http-pr.csv."""
+    rows = {(r["executor"], r["metric"]): float(r["value"])
+            for r in csv.DictReader((HOME / "data" / "published" / "vt-http-pr.csv").open())}
+    text = (SNIPPETS[0].parent / "S03_SleepEndpointLoad.java").read_text()
+    for constant, executor in (("PUBLISHED_POOL", "platform-pool-50"), ("PUBLISHED_VIRTUAL", "virtual")):
+        args = re.search(constant + r' = new Published\("[^"]*", ([^)]*)\);', text).group(1)
+        numbers = [float(n.replace("_", "")) for n in args.split(",")]
+        expected = [rows[(executor, m)] for m in ("throughput", "mean", "min", "max", "std_dev")]
+        assert numbers == expected, f"S03's {constant} {numbers} differs from vt-http-pr.csv {expected}"
