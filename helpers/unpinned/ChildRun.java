@@ -50,10 +50,6 @@ import java.util.stream.Stream;
  * {@link IllegalStateException} with the last lines of its output and the log's path.
  */
 public final class ChildRun implements AutoCloseable {
-    public static final String PROGRESS = Protocol.PROGRESS;
-    public static final String READY = Protocol.READY;
-    public static final String STATS = Protocol.STATS;
-    public static final String RESULT = Protocol.RESULT;
 
     private static final Pattern SNIPPET = Pattern.compile("[A-Za-z0-9_]+\\.java");
     /** Lines worth showing besides the progress line: trouble, in the words JVMs and snippets use for it. */
@@ -142,7 +138,7 @@ public final class ChildRun implements AutoCloseable {
     public JsonObject awaitResult() {
         awaitExit();
         String json = result;
-        if (json == null) throw failure("ended without a result line (" + RESULT.trim() + ")");
+        if (json == null) throw failure("ended without a result line (" + Protocol.RESULT.trim() + ")");
         JsonElement e = Json.parse(json);
         if (!e.isJsonObject()) throw failure("printed a result that is not a JSON object");
         return e.getAsJsonObject();
@@ -185,7 +181,7 @@ public final class ChildRun implements AutoCloseable {
     }
 
     /**
-     * Waits for the next protocol line starting with {@code prefix} (e.g. {@link #READY}; other protocol
+     * Waits for the next protocol line starting with {@code prefix} (e.g. {@link Protocol#READY}; other protocol
      * lines before it are passed over) and returns the rest of it; raises if the child exits first or nothing
      * comes within {@code timeout}.
      */
@@ -312,8 +308,10 @@ public final class ChildRun implements AutoCloseable {
                     if (tail.size() > TAIL_LINES) tail.removeFirst();
                 }
                 if (line.startsWith("@@")) {
-                    if (line.startsWith(PROGRESS)) progress.show(label + " · " + line.substring(PROGRESS.length()));
-                    else if (line.startsWith(RESULT)) result = line.substring(RESULT.length());
+                    if (line.startsWith(Protocol.PROGRESS)) {
+                        progress.show(label + " · " + line.substring(Protocol.PROGRESS.length()));
+                    }
+                    else if (line.startsWith(Protocol.RESULT)) result = line.substring(Protocol.RESULT.length());
                     else protocol.add(line);
                     continue;
                 }

@@ -252,6 +252,8 @@ public final class HttpLoad {
         final LongAdder failed = new LongAdder();
         volatile boolean stop;
         volatile long cpuAtMeasureStart = -1;
+        /** The client JVM's CPU time over the measured window, or -1 if the window never started. */
+        long cpuWindowNanos = -1;
 
         Run(Options o, Listener listener) {
             this.o = o;
@@ -333,7 +335,7 @@ public final class HttpLoad {
             long cpuEnd = ProcessStats.cpuNanos();
             stop = true;
             listener.windowEnded();
-            for (Loop l : loops) l.cpuWindowNanos = cpuAtMeasureStart < 0 ? -1 : cpuEnd - cpuAtMeasureStart;
+            cpuWindowNanos = cpuAtMeasureStart < 0 ? -1 : cpuEnd - cpuAtMeasureStart;
         }
 
         Result summarize(List<Loop> loops) {
@@ -341,7 +343,7 @@ public final class HttpLoad {
             long ok = 0, errors = 0, warm = 0, sumNanos = 0, min = Long.MAX_VALUE, max = Long.MIN_VALUE;
             double sumSqMs = 0;
             Map<String, Long> kinds = new LinkedHashMap<>();
-            long cpu = -1;
+            long cpu = cpuWindowNanos;
             for (Loop l : loops) {
                 h.add(l.histogram);
                 ok += l.ok;
@@ -354,7 +356,6 @@ public final class HttpLoad {
                     max = Math.max(max, l.maxNanos);
                 }
                 l.errorKinds.forEach((k, v) -> kinds.merge(k, v, Long::sum));
-                cpu = l.cpuWindowNanos;
             }
             double seconds = o.duration().toNanos() / 1e9;
             double nan = Double.NaN;
@@ -387,7 +388,6 @@ public final class HttpLoad {
         final Map<String, Long> errorKinds = new LinkedHashMap<>();
         long ok, errors, warmUpOk, sumNanos, minNanos = Long.MAX_VALUE, maxNanos = Long.MIN_VALUE;
         double sumSqMs;
-        volatile long cpuWindowNanos = -1;
         volatile Throwable crash;
 
         Loop(Run run, List<Integer> ids) {

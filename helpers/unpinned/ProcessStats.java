@@ -6,6 +6,7 @@ import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** This JVM's own resource figures, as a server reports them about itself. */
@@ -28,24 +29,35 @@ public final class ProcessStats {
     public static Map<String, Object> snapshot() {
         Map<String, Object> m = new LinkedHashMap<>();
         MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        long rssKb = procStatus("VmRSS:");
+        List<String> status = procStatus();
+        long rssKb = field(status, "VmRSS:");
         m.put("cpuNanos", cpuNanos());
         m.put("rssBytes", rssKb < 0 ? -1 : rssKb * 1024);
         m.put("heapUsedBytes", heap.getUsed());
         m.put("heapCommittedBytes", heap.getCommitted());
         m.put("liveThreads", ManagementFactory.getThreadMXBean().getThreadCount());
-        m.put("osThreads", procStatus("Threads:"));
+        m.put("osThreads", field(status, "Threads:"));
         return m;
     }
 
-    /** The first number of a line of /proc/self/status (Linux; VmRSS is in kB), or -1. */
-    static long procStatus(String key) {
+    /** The lines of /proc/self/status (Linux), or none. */
+    static List<String> procStatus() {
         try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith(key)) return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]);
-            }
+            return Files.readAllLines(Path.of("/proc/self/status"));
         } catch (IOException | RuntimeException e) {
-            // not Linux
+            return List.of(); // not Linux
+        }
+    }
+
+    /** The first number of the line starting with {@code key} (VmRSS is in kB), or -1. */
+    static long field(List<String> status, String key) {
+        for (String line : status) {
+            if (!line.startsWith(key)) continue;
+            try {
+                return Long.parseLong(line.substring(key.length()).trim().split("\\s+")[0]);
+            } catch (RuntimeException e) {
+                return -1;
+            }
         }
         return -1;
     }

@@ -20,7 +20,7 @@ import java.util.Locale;
  * try (var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual", "--sleep-ms", "100")) {
  *     var before = server.stats();
  *     ... load server.uri() ...
- *     var usage = server.usageSince(before, requests);
+ *     var usage = ServerProcess.Usage.between(before, server.stats(), requests);
  * }
  * }</pre>
  */
@@ -36,7 +36,7 @@ public final class ServerProcess implements AutoCloseable {
     private ServerProcess(ChildRun child) {
         this.child = child;
         try {
-            this.ready = Json.parse(child.await(ChildRun.READY, READY_TIMEOUT)).getAsJsonObject();
+            this.ready = Json.parse(child.await(Protocol.READY, READY_TIMEOUT)).getAsJsonObject();
             if (!ready.has("uri")) throw child.failure("said it was ready but named no \"uri\": " + ready);
             this.uri = URI.create(ready.get("uri").getAsString());
             HttpLoad.loopbackAddress(uri); // a course server binds loopback only; refuse anything else
@@ -71,15 +71,7 @@ public final class ServerProcess implements AutoCloseable {
     /** The server's own figures now: cpuNanos, rssBytes, heapUsedBytes, liveThreads, osThreads, and its own counters. */
     public JsonObject stats() {
         child.send("stats");
-        return Json.parse(child.await(ChildRun.STATS, STATS_TIMEOUT)).getAsJsonObject();
-    }
-
-    /**
-     * What the server used between {@code before} and now: CPU seconds, CPU per request (for
-     * {@code requests} requests), and its memory and threads at the end.
-     */
-    public Usage usageSince(JsonObject before, long requests) {
-        return Usage.between(before, stats(), requests);
+        return Json.parse(child.await(Protocol.STATS, STATS_TIMEOUT)).getAsJsonObject();
     }
 
     /**
@@ -94,7 +86,8 @@ public final class ServerProcess implements AutoCloseable {
      */
     public record Usage(double cpuSeconds, double cpuUsPerRequest, double rssMb, double heapUsedMb, int liveThreads,
                         int osThreads) {
-        static Usage between(JsonObject before, JsonObject after, long requests) {
+        /** What the server used between two {@link #stats()} answers, for {@code requests} requests answered. */
+        public static Usage between(JsonObject before, JsonObject after, long requests) {
             double cpu = (after.get("cpuNanos").getAsLong() - before.get("cpuNanos").getAsLong()) / 1e9;
             long rss = after.get("rssBytes").getAsLong();
             return new Usage(cpu, requests > 0 ? cpu * 1e6 / requests : Double.NaN,
