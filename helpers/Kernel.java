@@ -6,6 +6,8 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //SOURCES unpinned/*.java
+// Reactor for chapter 02's demonstration cells: the version reactor-netty-http 1.2.12 brings to the snippets.
+//DEPS io.projectreactor:reactor-core:3.7.13
 
 public class Kernel {
     public static void main(String... args) {

@@ -34,16 +34,20 @@ import unpinned.Protocol;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
 public class S05_HttpLoad {
     static final String USAGE = """
-            usage: S05_HttpLoad --url http://127.0.0.1:PORT/path [--connections N] [--threads N]
-                                [--warmup-s S] [--duration-s S] [--rate R] [--timeout-s S]
+            usage: S05_HttpLoad --url http://127.0.0.1:PORT/path [--connections N[,N...]] [--threads N]
+                                [--warmup-s S] [--level-warmup-s S] [--duration-s S] [--rate R] [--timeout-s S]
               --url U          the target, on loopback only (127.0.0.0/8, ::1, localhost)
-              --connections N  keep-alive connections (closed loop: users), 1..50000 (default 100)
+              --connections N  keep-alive connections (closed loop: users), 1..50000 (default 100); a
+                               comma-separated list (100,500,1000) measures each level in turn, in this JVM
+              --level-warmup-s S  warm-up before each level after the first, 0..600 (default: --warmup-s)
               --threads N      event-loop threads, 1..connections; 0 = one per core (default 0)
               --warmup-s S     seconds before the measured window, 0..600 (default 2)
               --duration-s S   seconds measured, 1..3600 (default 5)
@@ -53,49 +57,82 @@ public class S05_HttpLoad {
     public static void main(String[] args) throws Exception {
         Profile.announceOrExit("S05");
         Cli cli = Cli.orExit("S05", USAGE, args, Set.of("--url", "--connections", "--threads", "--warmup-s",
-                "--duration-s", "--rate", "--timeout-s"), Set.of());
-        HttpLoad.Options o;
+                "--level-warmup-s", "--duration-s", "--rate", "--timeout-s"), Set.of());
+        List<HttpLoad.Options> levels = new ArrayList<>();
         try {
             String url = cli.value("--url", null);
             if (url == null) throw new IllegalArgumentException("--url is required, e.g. --url http://127.0.0.1:8080/sleep");
-            int connections = cli.intValue("--connections", 100, 1, HttpLoad.MAX_CONNECTIONS);
-            o = new HttpLoad.Options(URI.create(url), connections, cli.intValue("--threads", 0, 0, connections),
-                    Duration.ofMillis((long) (cli.doubleValue("--warmup-s", 2, 0, 600) * 1000)),
-                    Duration.ofMillis((long) (cli.doubleValue("--duration-s", 5, 1, 3600) * 1000)),
-                    cli.doubleValue("--rate", 0, 0, HttpLoad.MAX_RATE),
-                    Duration.ofMillis((long) (cli.doubleValue("--timeout-s", 30, 1, 600) * 1000)));
-            HttpLoad.requireOpenFiles(connections + HttpLoad.SPARE_FILES, connections + " connections");
+            List<Integer> connections = connections(cli.value("--connections", "100"));
+            int fewest = connections.stream().mapToInt(Integer::intValue).min().orElseThrow();
+            int threads = cli.intValue("--threads", 0, 0, fewest);
+            Duration warmUp = Duration.ofMillis((long) (cli.doubleValue("--warmup-s", 2, 0, 600) * 1000));
+            Duration levelWarmUp = Duration.ofMillis((long) (cli.doubleValue("--level-warmup-s", warmUp.toMillis() / 1e3, 0, 600) * 1000));
+            Duration duration = Duration.ofMillis((long) (cli.doubleValue("--duration-s", 5, 1, 3600) * 1000));
+            double rate = cli.doubleValue("--rate", 0, 0, HttpLoad.MAX_RATE);
+            Duration timeout = Duration.ofMillis((long) (cli.doubleValue("--timeout-s", 30, 1, 600) * 1000));
+            for (int c : connections) {
+                levels.add(new HttpLoad.Options(URI.create(url), c, threads, levels.isEmpty() ? warmUp : levelWarmUp,
+                        duration, rate, timeout));
+            }
+            int most = connections.stream().mapToInt(Integer::intValue).max().orElseThrow();
+            HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, most + " connections");
         } catch (IllegalArgumentException | IllegalStateException e) {
             Cli.exit("S05", e.getMessage());
             return;
         }
-        System.out.printf(Locale.ROOT, "%s loop, %d connections on %d threads%s, warm-up %.1f s, measured %.1f s: %s%n",
-                o.closed() ? "closed" : "open", o.connections(), o.threads(),
-                o.closed() ? "" : String.format(Locale.ROOT, " at %,.0f req/s", o.rate()),
-                o.warmUp().toMillis() / 1e3, o.duration().toMillis() / 1e3, o.target());
-        HttpLoad.Result r = HttpLoad.run(o, new HttpLoad.Listener() {
-            @Override
-            public void progress(String line) {
-                Protocol.progress(line);
-            }
+        List<HttpLoad.Result> results = new ArrayList<>();
+        for (HttpLoad.Options o : levels) {
+            System.out.printf(Locale.ROOT, "%s loop, %d connections on %d threads%s, warm-up %.1f s, measured %.1f s: %s%n",
+                    o.closed() ? "closed" : "open", o.connections(), o.threads(),
+                    o.closed() ? "" : String.format(Locale.ROOT, " at %,.0f req/s", o.rate()),
+                    o.warmUp().toMillis() / 1e3, o.duration().toMillis() / 1e3, o.target());
+            HttpLoad.Result r = HttpLoad.run(o, new HttpLoad.Listener() {
+                @Override
+                public void progress(String line) {
+                    Protocol.progress((levels.size() > 1 ? o.connections() + " connections · " : "") + line);
+                }
 
-            @Override
-            public void windowStarted() {
-                Protocol.windowStart(); // a parent may sample the server now
-            }
+                @Override
+                public void windowStarted() {
+                    Protocol.windowStart(); // a parent may sample the server now
+                }
 
-            @Override
-            public void windowEnded() {
-                Protocol.windowEnd();
+                @Override
+                public void windowEnded() {
+                    Protocol.windowEnd();
+                }
+            });
+            print(r);
+            if (r.requests() == 0) {
+                System.err.println("S05: no request succeeded in the measured window (" + r.errors()
+                        + " errors) at " + o.connections() + " connections; nothing to report. Is the server running at "
+                        + o.target() + "?");
+                System.exit(1);
             }
-        });
-        print(r);
-        if (r.requests() == 0) {
-            System.err.println("S05: no request succeeded in the measured window (" + r.errors()
-                    + " errors); nothing to report. Is the server running at " + o.target() + "?");
-            System.exit(1);
+            results.add(r);
         }
-        Protocol.result(r);
+        // one level: its result; several: {"levels": [...]} in the order measured
+        if (results.size() == 1) Protocol.result(results.get(0));
+        else Protocol.result(Map.of("levels", results));
+    }
+
+    /** The --connections value: one count, or a comma-separated list of counts, each 1..MAX_CONNECTIONS. */
+    static List<Integer> connections(String value) {
+        List<Integer> counts = new ArrayList<>();
+        for (String part : value.split(",", -1)) {
+            int c;
+            try {
+                c = Integer.parseInt(part.strip());
+            } catch (NumberFormatException e) {
+                c = -1;
+            }
+            if (c < 1 || c > HttpLoad.MAX_CONNECTIONS) {
+                throw new IllegalArgumentException("--connections must be a whole number 1.." + HttpLoad.MAX_CONNECTIONS
+                        + " or a comma-separated list of them (e.g. 100,500), got '" + value + "'");
+            }
+            counts.add(c);
+        }
+        return counts;
     }
 
     static void print(HttpLoad.Result r) {

@@ -14,7 +14,7 @@
 package unpinned.snippets;
 
 /*
- * S06: one "order" service written three ways (the start of chapter 02).
+ * S06: one "order" service written three ways (chapter 02).
  *
  * GET /order?id=N looks up a price from a slow dependency (100 ms, like a remote call) and then the
  * stock from a fast one (10 ms, like a database query), and answers a small JSON document. The
@@ -22,7 +22,19 @@ package unpinned.snippets;
  *   --impl pool      blocking code, a fixed pool of --threads platform threads (200: Tomcat's default)
  *   --impl virtual   the same blocking code, a new virtual thread per request
  *   --impl reactive  non-blocking code on Reactor Netty: Mono.delay instead of sleep, a few event loops
- * The blocking versions run on the JDK's HttpServer; the reactive one on Reactor Netty's.
+ * and a fourth, the classic mistake:
+ *   --impl reactive-blocking  Reactor Netty, but the price comes from the blocking priceService
+ *                             wrapped in Mono.fromCallable: it runs on, and blocks, an event loop
+ * The blocking versions run on the JDK's HttpServer; the reactive ones on Reactor Netty's.
+ *
+ * The pitfall: "the dependencies are fast in-process fakes" can hide what real I/O costs. With
+ * --deps http://127.0.0.1:PORT the two dependencies are real HTTP calls to a dependency-stub
+ * (snippet S07): the JDK HttpClient for the blocking code, Reactor Netty's client for the reactive.
+ *
+ * Failures, for the stack-trace lesson: the stock service has no record for ids >= 1,000,000, so
+ * /order?id=1000000 fails deep inside; the server answers 500 with the exception's stack trace as
+ * text (a course server on loopback, not something to ship). &checkpoint=true adds Reactor's
+ * checkpoint() to the reactive chain; --reactor-debug turns on Hooks.onOperatorDebug() for all.
  *
  * The question: with U users in a closed loop, how many orders per second? Little's law bounds every
  * version by min(U, concurrency) / 0.110 s, where concurrency is --threads for the pool and unbounded
@@ -33,23 +45,33 @@ package unpinned.snippets;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServerResponse;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.netty.resources.LoopResources;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.ServerControl;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -59,33 +81,56 @@ import java.util.concurrent.atomic.AtomicLong;
 public class S06_OrderService {
     static final Duration SLOW = Duration.ofMillis(100);
     static final Duration FAST = Duration.ofMillis(10);
+    /** Items with a stock record: 0 .. ITEMS - 1. Asking for another one fails deep in the stock lookup. */
+    static final long ITEMS = 1_000_000;
+    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
     static final AtomicLong HANDLED = new AtomicLong();
+    static final AtomicLong FAILED = new AtomicLong();
+    /** Where the real dependencies live (--deps), or null: simulated in-process. */
+    static URI deps;
+    static HttpClient blockingClient;
+    static reactor.netty.http.client.HttpClient reactiveClient;
 
     static final String USAGE = """
-            usage: S06_OrderService [--impl pool|virtual|reactive] [--threads N] [--port N] [--control]
-              --impl I      pool (blocking, fixed pool), virtual (blocking, virtual thread per request) or
-                            reactive (non-blocking, Reactor Netty); default virtual
-              --threads N   pool size for --impl pool, 1..10000 (default 200, Tomcat's default)
-              --port N      0 (any free port, printed) or 1..65535 (default 0)
-              --control     read commands on standard input (stats, stop); used by the course's ServerProcess""";
+            usage: S06_OrderService [--impl pool|virtual|reactive|reactive-blocking] [--threads N] [--port N]
+                                    [--deps http://127.0.0.1:PORT] [--reactor-debug] [--control]
+              --impl I         pool (blocking, fixed pool), virtual (blocking, virtual thread per request),
+                               reactive (non-blocking, Reactor Netty) or reactive-blocking (Reactor Netty
+                               with a blocking call hidden in the chain); default virtual
+              --threads N      pool size for --impl pool, 1..10000 (default 200, Tomcat's default)
+              --port N         0 (any free port, printed) or 1..65535 (default 0)
+              --deps URL       call the dependencies over HTTP at URL (a dependency-stub on loopback)
+                               instead of simulating them in-process
+              --reactor-debug  Hooks.onOperatorDebug(): every reactive step records where it was assembled
+              --control        read commands on standard input (stats, stop); used by the course's ServerProcess""";
 
     // ---------------------------------------------------------------- blocking: pool and virtual threads
 
     /** The order, blocking: each call waits, and the thread waits with it. */
-    static String orderBlocking(long id) throws InterruptedException {
+    static String orderBlocking(long id) throws IOException, InterruptedException {
         double price = priceService(id);   // slow dependency: 100 ms
         int stock = stockService(id);      // fast dependency: 10 ms
         return order(id, price, stock);
     }
 
-    static double priceService(long id) throws InterruptedException {
-        Thread.sleep(SLOW);
-        return 10 + id % 90;
+    static double priceService(long id) throws IOException, InterruptedException {
+        if (deps != null) return Double.parseDouble(call("/price?id=" + id));
+        Thread.sleep(SLOW);                // simulated: the remote call's 100 ms
+        return price(id);
     }
 
-    static int stockService(long id) throws InterruptedException {
-        Thread.sleep(FAST);
-        return (int) (id % 7);
+    static int stockService(long id) throws IOException, InterruptedException {
+        if (deps != null) return Integer.parseInt(call("/stock?id=" + id));
+        Thread.sleep(FAST);                // simulated: the query's 10 ms
+        return stock(id);
+    }
+
+    /** One blocking HTTP call to a dependency: the calling thread waits for the answer. */
+    static String call(String pathAndQuery) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(deps.resolve(pathAndQuery)).timeout(DEPENDENCY_TIMEOUT).build();
+        HttpResponse<String> response = blockingClient.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) throw new IOException(pathAndQuery + " answered " + response.statusCode() + ": " + response.body());
+        return response.body();
     }
 
     // ---------------------------------------------------------------- reactive: Reactor
@@ -98,11 +143,41 @@ public class S06_OrderService {
     }
 
     static Mono<Double> priceServiceReactive(long id) {
-        return Mono.delay(SLOW).map(tick -> 10.0 + id % 90);
+        if (deps != null) return callReactive("/price?id=" + id).map(Double::parseDouble);
+        return Mono.delay(SLOW).map(tick -> price(id));
     }
 
     static Mono<Integer> stockServiceReactive(long id) {
-        return Mono.delay(FAST).map(tick -> (int) (id % 7));
+        if (deps != null) return callReactive("/stock?id=" + id).map(Integer::parseInt);
+        return Mono.delay(FAST).map(tick -> stock(id));
+    }
+
+    /** One non-blocking HTTP call: returns at once; the body arrives later, on an event loop. */
+    static Mono<String> callReactive(String pathAndQuery) {
+        return reactiveClient.get().uri(pathAndQuery)
+                .responseSingle((response, body) -> response.status().code() == 200
+                        ? body.asString()
+                        : body.asString().defaultIfEmpty("").flatMap(text -> Mono.error(new IOException(
+                                pathAndQuery + " answered " + response.status().code() + ": " + text))))
+                .timeout(DEPENDENCY_TIMEOUT);
+    }
+
+    /** Reactive on the outside, blocking inside: fromCallable runs priceService on the subscribing thread, an event loop. */
+    static Mono<String> orderReactiveHiddenBlocking(long id) {
+        return Mono.fromCallable(() -> priceService(id))   // blocks for 100 ms, on the event loop
+                .flatMap(price -> stockServiceReactive(id)
+                        .map(stock -> order(id, price, stock)));
+    }
+
+    // ---------------------------------------------------------------- the business rules, shared
+
+    static double price(long id) {
+        return 10 + id % 90;
+    }
+
+    static int stock(long id) {
+        if (id < 0 || id >= ITEMS) throw new NoSuchElementException("no stock record for item " + id);
+        return (int) (id % 7);
     }
 
     static String order(long id, double price, int stock) {
@@ -111,18 +186,30 @@ public class S06_OrderService {
     }
 
     static long id(String query) {
+        String value = parameter(query, "id");
+        if (value == null) return 0;
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static String parameter(String query, String name) {
         if (query != null) {
             for (String pair : query.split("&")) {
-                if (pair.startsWith("id=")) {
-                    try {
-                        return Long.parseLong(pair.substring(3));
-                    } catch (NumberFormatException e) {
-                        return -1;
-                    }
-                }
+                if (pair.startsWith(name + "=")) return pair.substring(name.length() + 1);
             }
         }
-        return 0;
+        return null;
+    }
+
+    /** The stack trace as the JVM prints it (causes and suppressed ones included): the lesson's evidence. */
+    static String trace(Throwable e) {
+        FAILED.incrementAndGet();
+        StringWriter out = new StringWriter();
+        e.printStackTrace(new PrintWriter(out));
+        return out.toString();
     }
 
     // ---------------------------------------------------------------- the servers
@@ -135,12 +222,20 @@ public class S06_OrderService {
             try (exchange) {
                 long id = id(exchange.getRequestURI().getRawQuery());
                 if (id < 0) {
-                    send(exchange, 400, "{\"error\":\"id must be a number\"}");
+                    send(exchange, 400, "application/json", "{\"error\":\"id must be a number\"}");
                     return;
                 }
-                send(exchange, 200, orderBlocking(id));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // the server is stopping
+                String order;
+                try {
+                    order = orderBlocking(id);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the server is stopping
+                    return;
+                } catch (Exception e) {
+                    send(exchange, 500, "text/plain", trace(e));
+                    return;
+                }
+                send(exchange, 200, "application/json", order);
             }
         });
         server.setExecutor(executor);
@@ -148,48 +243,73 @@ public class S06_OrderService {
         return server;
     }
 
-    static void send(HttpExchange exchange, int status, String body) throws IOException {
+    static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.getResponseHeaders().set("Content-Type", type);
         exchange.sendResponseHeaders(status, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);
         }
     }
 
-    /** Reactor Netty on 127.0.0.1 running {@link #orderReactive}. */
-    static DisposableServer reactiveServer(int port) {
+    /** Reactor Netty on 127.0.0.1 running {@link #orderReactive} (or the hidden-blocking variant). */
+    static DisposableServer reactiveServer(int port, boolean hiddenBlocking) {
         return reactor.netty.http.server.HttpServer.create()
                 .host("127.0.0.1")
                 .port(port)
                 .route(routes -> routes.get("/order", (request, response) -> {
-                    long id = id(URI.create(request.uri()).getRawQuery());
+                    String query = URI.create(request.uri()).getRawQuery();
+                    long id = id(query);
                     if (id < 0) return response.status(400).sendString(Mono.just("{\"error\":\"id must be a number\"}"));
-                    return response.header("Content-Type", "application/json").sendString(orderReactive(id));
+                    Mono<String> order = hiddenBlocking ? orderReactiveHiddenBlocking(id) : orderReactive(id);
+                    if ("true".equals(parameter(query, "checkpoint"))) order = order.checkpoint("GET /order?id=" + id);
+                    return response.header("Content-Type", "application/json")
+                            .sendString(order.onErrorResume(e -> failed(response, e)));
                 }))
                 .bindNow();
     }
 
+    static Mono<String> failed(HttpServerResponse response, Throwable e) {
+        response.status(500).header("Content-Type", "text/plain");
+        return Mono.just(trace(e));
+    }
+
     public static void main(String[] args) throws Exception {
         Profile.announceOrExit("S06");
-        Cli cli = Cli.orExit("S06", USAGE, args, Set.of("--impl", "--threads", "--port"), Set.of("--control"));
+        Cli cli = Cli.orExit("S06", USAGE, args, Set.of("--impl", "--threads", "--port", "--deps"),
+                Set.of("--control", "--reactor-debug"));
         String impl;
         int threads, port;
         try {
-            impl = cli.oneOf("--impl", "virtual", List.of("pool", "virtual", "reactive"));
+            impl = cli.oneOf("--impl", "virtual", List.of("pool", "virtual", "reactive", "reactive-blocking"));
             threads = cli.intValue("--threads", 200, 1, 10_000);
             port = cli.intValue("--port", 0, 0, 65_535);
+            deps = dependencies(cli.value("--deps", null));
         } catch (IllegalArgumentException e) {
             Cli.exit("S06", e.getMessage());
             return;
+        }
+        if (cli.has("--reactor-debug")) Hooks.onOperatorDebug();
+        boolean reactive = impl.startsWith("reactive");
+        if (deps != null) {
+            if (reactive) {
+                // Reactor Netty's default pool holds 2 x max(cores, 8) connections per host: with hundreds of
+                // orders in flight it would become the limit. Size it like the JDK client: unbounded.
+                reactiveClient = reactor.netty.http.client.HttpClient
+                        .create(ConnectionProvider.builder("dependencies").maxConnections(100_000)
+                                .pendingAcquireMaxCount(-1).build())
+                        .baseUrl(deps.toString());
+            }
+            // the blocking code's client (reactive-blocking's hidden call uses it too)
+            blockingClient = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         }
         // The JDK server closes keep-alive connections beyond 200 idle ones; hundreds of users need more.
         System.setProperty("sun.net.httpserver.maxIdleConnections", "100000");
         URI uri;
         Runnable stop;
         try {
-            if (impl.equals("reactive")) {
-                DisposableServer server = reactiveServer(port);
+            if (reactive) {
+                DisposableServer server = reactiveServer(port, impl.equals("reactive-blocking"));
                 uri = URI.create("http://127.0.0.1:" + server.port() + "/order");
                 stop = server::disposeNow;
             } else {
@@ -209,16 +329,40 @@ public class S06_OrderService {
                 };
             }
         } catch (BindException | reactor.netty.ChannelBindException e) {
-            Cli.exit("S06", "cannot listen on 127.0.0.1:" + port + " (" + e.getMessage()
-                    + "); use 0 (any free port) or a free port 1024..65535");
+            Cli.exit("S06", "port " + port + " is in use (or not allowed here): cannot listen on 127.0.0.1:" + port
+                    + "; use 0 to let the system pick a free port, or another port 1024..65535");
             return;
         }
-        System.out.println("serving " + impl + " orders at " + uri + "?id=1" + (cli.has("--control") ? "" : "; Ctrl-C stops it"));
+        System.out.println("serving " + impl + " orders at " + uri + "?id=1"
+                + (deps == null ? " (dependencies simulated)" : " (dependencies at " + deps + ")")
+                + (cli.has("--control") ? "" : "; Ctrl-C stops it"));
         Map<String, Object> describe = new LinkedHashMap<>();
         describe.put("impl", impl);
         describe.put("threads", impl.equals("pool") ? threads : 0);
-        ServerControl.serve(uri, describe, cli.has("--control"), () -> Map.of("handled", HANDLED.get()), stop);
+        describe.put("eventLoops", reactive ? LoopResources.DEFAULT_IO_WORKER_COUNT : 0);
+        describe.put("deps", deps == null ? "simulated" : deps.toString());
+        describe.put("reactorDebug", cli.has("--reactor-debug"));
+        ServerControl.serve(uri, describe, cli.has("--control"),
+                () -> Map.of("handled", HANDLED.get(), "failed", FAILED.get()), stop);
         System.exit(0); // Netty's event loops are not daemons
+    }
+
+    /** The --deps value as a base URI on loopback, or null when absent. */
+    static URI dependencies(String value) {
+        if (value == null) return null;
+        URI uri;
+        try {
+            uri = URI.create(value.endsWith("/") ? value : value + "/");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--deps must be a URL like http://127.0.0.1:8081, got '" + value + "'");
+        }
+        String host = uri.getHost();
+        if (!"http".equals(uri.getScheme()) || host == null || uri.getPort() < 1
+                || !(host.startsWith("127.") || host.equals("localhost") || host.equals("[::1]"))) {
+            throw new IllegalArgumentException("--deps must be an http URL on loopback with a port, like "
+                    + "http://127.0.0.1:8081 (a dependency-stub), got '" + value + "'");
+        }
+        return uri;
     }
 }
 
@@ -227,8 +371,12 @@ public class S06_OrderService {
  *   tools/jbang order-service --impl reactive --port 8080          (until Ctrl-C)
  *   curl 'http://127.0.0.1:8080/order?id=42'
  *   tools/jbang http-load --url 'http://127.0.0.1:8080/order?id=42' --connections 1000
+ *   curl 'http://127.0.0.1:8080/order?id=1000000'                (a failure: the 500 body is its stack trace)
+ *   wrk -t2 -c1000 -d10s 'http://127.0.0.1:8080/order?id=42'
+ *   tools/jbang dependency-stub --port 8081 & tools/jbang order-service --deps http://127.0.0.1:8081
  *
  * What you should see (2 cores, JDK 25): every version answers in ~110 ms when lightly loaded; under
  * load the pool of 200 stops at ~200 / 0.110 s = 1,800 orders/s, while virtual threads and Reactor keep
- * rising until the two cores are busy. Chapter 02 measures where each bends.
+ * rising until the two cores are busy; reactive-blocking stops near (event loops) / 0.100 s, about 40
+ * orders/s on a small machine. Chapter 02 measures where each bends.
  */

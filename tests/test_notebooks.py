@@ -50,6 +50,7 @@ def executed(name: str) -> list[float]:
     seconds: list[float] = []
     try:
         with client.setup_kernel():
+            threads = []
             for run in (1, 2):
                 start = time.monotonic()
                 for index, cell in enumerate(nb.cells):
@@ -57,6 +58,11 @@ def executed(name: str) -> list[float]:
                 seconds.append(time.monotonic() - start)
                 problems = _problems(nb)
                 assert not problems, f"{name}, run {run}:\n" + "\n".join(problems)
+                threads.append(_kernel_threads(client))
+            # A second run reuses what the first started (pools, schedulers); anything more was left behind.
+            assert threads[1] <= threads[0] + 2, f"{name}: the kernel's live threads grew from {threads[0]} to {threads[1]}"
+            left = [" ".join(p.cmdline())[-160:] for p in _course_jvms(*SNIPPET_JVMS)]
+            assert not left, f"{name} left course JVMs running: {left}"
     except BaseException as e:
         _EXECUTED[name] = ([], str(e)[:500] or type(e).__name__)
         raise
@@ -65,6 +71,17 @@ def executed(name: str) -> list[float]:
         nbformat.write(nb, BUILD / name)  # kept for reviewers, failed or not
     _EXECUTED[name] = (seconds, None)
     return seconds
+
+
+def _kernel_threads(client) -> int:
+    """The kernel JVM's live threads, asked in a cell that is not part of the notebook."""
+    probe = nbformat.v4.new_code_cell("Thread.getAllStackTraces().size()")
+    client.execute_cell(probe, 0)
+    return int(next(o for o in probe.outputs if o.output_type == "execute_result")["data"]["text/plain"])
+
+
+# Any course JVM still alive after a notebook is a leak: servers, load generators, benchmarks.
+SNIPPET_JVMS = ("snippets/S0", "snippets/S1")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -132,6 +149,104 @@ def test_01_http_follows_littles_law(chapter_01_ran):
            f"{pool['throughput'] / pool['boundThroughput']:.3f} x {pool['boundThroughput']:,.0f} req/s; server CPU per"
            f" request {vt['serverCpuUsPerRequest']:.0f} / {pool['serverCpuUsPerRequest']:.0f} µs, live threads"
            f" {vt['serverLiveThreads']} / {pool['serverLiveThreads']} (virtual / pool)")
+
+
+# ----------------------------------------------------------------------------- physics of chapter 02
+
+@pytest.fixture(scope="module")
+def chapter_02_ran(results_dir):
+    executed("02-reactive-and-one-service-three-ways.ipynb")
+    return results_dir
+
+
+def _sweep(results_dir, experiment):
+    return latest_result(results_dir, experiment)["data"]
+
+
+def test_02_order_sweep_stays_under_both_bounds(chapter_02_ran):
+    rows = _sweep(chapter_02_ran, "02-order-sweep")
+    by = {(r["impl"], r["users"]): r for r in rows}
+    assert {r["impl"] for r in rows} == {"pool", "virtual", "reactive"}
+    for r in rows:
+        # Little's law: min(U, P) / 0.110 s; the CPU: cores / CPU-seconds per order (3 % for 10 ms CPU-time ticks
+        # over 2 s windows sampled a few ms off the generator's edges).
+        # A count over a window T can exceed the steady state by one order per slot: floor(T/S) + 1, not T/S.
+        edge = (math.floor(r["windowSeconds"] / 0.110) + 1) / (r["windowSeconds"] / 0.110)
+        assert r["throughput"] <= r["littleBoundThroughput"] * edge, r
+        assert r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
+        if r["users"] <= 1_000:
+            assert r["errors"] == 0, r
+    for (impl, users), r in by.items():
+        if impl == "pool" and users >= 500:  # the pool is capped by its 200 threads, and reaches the cap
+            assert r["throughput"] >= 0.9 * r["littleBoundThroughput"], r
+    top = max(users for _, users in by)
+    pool, vt, rx = by[("pool", top)], by[("virtual", top)], by[("reactive", top)]
+    assert vt["throughput"] > 3 * pool["throughput"] and rx["throughput"] > 3 * pool["throughput"], (pool, vt, rx)
+    # the pool holds its 200 platform threads; virtual threads and event loops need a handful
+    assert pool["serverLiveThreads"] >= 200 > max(vt["serverLiveThreads"], rx["serverLiveThreads"]), (pool, vt, rx)
+
+    def lower(r):
+        return min(r["littleBoundThroughput"], r["cpuBoundThroughput"])
+
+    report(f"02 reactive at {top:,} users: {rx['throughput']:,.0f} orders/s = {rx['throughput'] / lower(rx):.3f} x the"
+           f" lower bound (Little {rx['littleBoundThroughput']:,.0f}, CPU {rx['cpuBoundThroughput']:,.0f}; target >= 0.85)")
+    report(f"02 virtual at {top:,} users: {vt['throughput']:,.0f} orders/s = {vt['throughput'] / lower(vt):.3f} x the"
+           f" lower bound (Little {vt['littleBoundThroughput']:,.0f}, CPU {vt['cpuBoundThroughput']:,.0f}; target >= 0.85)")
+    report(f"02 pool of 200 at {top:,} users: {pool['throughput']:,.0f} orders/s = "
+           f"{pool['throughput'] / pool['littleBoundThroughput']:.3f} x its Little's law bound"
+           f" {pool['littleBoundThroughput']:,.0f}; virtual / pool = {vt['throughput'] / pool['throughput']:.1f},"
+           f" reactive / pool = {rx['throughput'] / pool['throughput']:.1f}")
+
+
+def test_02_real_dependencies_and_hidden_blocking_stay_under_their_bounds(chapter_02_ran):
+    for r in _sweep(chapter_02_ran, "02-order-http-dependencies"):
+        assert r["errors"] == 0 and r["dependencyCpuUsPerRequest"] > 0, r
+        edge = (math.floor(r["windowSeconds"] / 0.110) + 1) / (r["windowSeconds"] / 0.110)
+        assert r["throughput"] <= r["littleBoundThroughput"] * edge and r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
+        report(f"02 {r['impl']} with real HTTP dependencies, {r['users']} users: {r['throughput']:,.0f} orders/s ="
+               f" {r['ratioToLowerBound']:.3f} x the lower bound")
+    reactive, blocked = _sweep(chapter_02_ran, "02-hidden-blocking")
+    # each event loop ends at most one order per 100 ms (the bound includes one more per loop at the window's edge)
+    assert blocked["measured"] <= blocked["bound"], blocked
+    assert blocked["measured"] < 0.1 * reactive["measured"], (blocked, reactive)
+    report(f"02 a blocking call hidden on the event loop: {blocked['measured']:.1f} orders/s ="
+           f" {blocked['measured'] / blocked['bound']:.3f} x (event loops / 100 ms); reactive at the same 100 users:"
+           f" {reactive['measured']:,.0f}")
+
+
+def test_02_stack_traces_lose_the_caller_in_reactive_code(chapter_02_ran):
+    traces = {t["version"]: t for t in _sweep(chapter_02_ran, "02-stack-traces")}
+    blocking, reactive = traces["blocking, virtual threads"], traces["reactive"]
+    assert "orderBlocking" in blocking["ourMethods"] and "stockService" in blocking["ourMethods"], blocking
+    assert "orderReactive" not in reactive["ourMethods"], reactive
+    assert blocking["framesInOurCode"] > reactive["framesInOurCode"], (blocking, reactive)
+
+
+def test_interrupting_the_order_sweep_leaves_no_server_behind():
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"),
+                nbformat.v4.new_code_cell(
+                    "var plan = new OrderSweep.Plan(java.util.List.of(200, 400), java.time.Duration.ofSeconds(60),\n"
+                    "    java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(60), 200);\n"
+                    'OrderSweep.run("reactive", plan, java.util.List.of());'),
+                nbformat.v4.new_code_cell("1 + 1")]
+    client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
+                            resources={"metadata": {"path": str(HOME / "notebooks")}})
+    with client.setup_kernel():
+        client.execute_cell(nb.cells[0], 0)
+        client.timeout = 20  # the server is up and the generator warming up: far shorter than the run
+        with pytest.raises((CellTimeoutError, CellExecutionError)):
+            client.execute_cell(nb.cells[1], 1)
+        deadline = time.monotonic() + 15
+        while _course_jvms("S06_OrderService", "S05_HttpLoad") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = [" ".join(p.cmdline())[-200:] for p in _course_jvms("S06_OrderService", "S05_HttpLoad")]
+        assert not left, f"an order server or load generator outlived the cell: {left}"
+        client.timeout = 60
+        client.execute_cell(nb.cells[2], 2)
+        assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the interrupt"
 
 
 def _course_jvms(*names: str):

@@ -9,6 +9,8 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from contextlib import contextmanager
 
 import pytest
@@ -23,8 +25,10 @@ TINY_ARGS = {
     "cpu-bound": JMH_TINY + ["-p", "tasks=8", "-p", "updates=2000"],
     "sleep-endpoint": ["--users", "20", "--sleep-ms", "20", "--pool", "4", "--warmup-s", "0.5", "--duration-s", "1"],
     "http-load": ["--connections", "10", "--warmup-s", "0.5", "--duration-s", "1"],  # + --url of the fixture's server
+    "order-sweep": ["--impl", "reactive", "--users", "10,20", "--warmup-s", "1", "--duration-s", "1"],
 }
-SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"]}
+SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"],
+           "dependency-stub": [], "order-service-blockhound": ["--impl", "reactive-blocking"]}
 
 
 def test_every_alias_has_tiny_arguments():
@@ -125,6 +129,35 @@ def test_each_order_service_stays_under_littles_law(impl, threads):
            f" {result['throughput'] / bound:.3f} x Little's law bound {bound:.1f}")
 
 
+def test_every_standalone_server_answers_on_loopback():
+    """Each server alias starts as a learner would (a chosen port works the same), answers, and reports stats."""
+    with server("dependency-stub") as (proc, ready):
+        body = urllib.request.urlopen(ready["uri"] + "price?id=42", timeout=10).read().decode()
+        assert body == "52.0", body
+        assert stats(proc)["calls"] == 1
+    with server("order-service-blockhound", *SERVERS["order-service-blockhound"]) as (proc, ready):
+        with pytest.raises(urllib.error.HTTPError) as failure:
+            urllib.request.urlopen(ready["uri"] + "?id=42", timeout=30)
+        trace = failure.value.read().decode()
+        # BlockHound names the blocking call and where it was hidden
+        assert failure.value.code == 500 and "Blocking call!" in trace and "priceService" in trace, trace[:2000]
+
+
+def test_order_service_with_real_http_dependencies():
+    """--deps: every order makes two real HTTP calls to the stub; both clients answer correctly, and a
+    failure at the stub comes back as a 500 whose trace names the call."""
+    with server("dependency-stub") as (_, stub):
+        for impl in ("virtual", "reactive"):
+            with server("order-service", "--impl", impl, "--deps", stub["uri"]) as (proc, ready):
+                assert ready["deps"] == stub["uri"]
+                order = json.loads(urllib.request.urlopen(ready["uri"] + "?id=42", timeout=30).read())
+                assert order == {"id": 42, "price": 52.0, "stock": 0}, order
+                with pytest.raises(urllib.error.HTTPError) as failure:
+                    urllib.request.urlopen(ready["uri"] + "?id=1000000", timeout=30)
+                assert failure.value.code == 500 and "answered 404" in failure.value.read().decode()
+                assert stats(proc)["failed"] == 1
+
+
 def test_io_bound_tiny_run_respects_the_sleep(tmp_path):
     run = jbang("io-bound", *JMH_TINY, "-p", "tasks=40", "-p", "sleepMs=20", "-p", "executor=virtual",
                 "-rf", "json", "-rff", str(tmp_path / "vt.json"), timeout=900)
@@ -160,6 +193,14 @@ BAD_INPUT = {
     "http-load connections": (["http-load", "--url", "http://127.0.0.1:9/", "--connections", "0"], ["--connections"]),
     "sleep-server pool": (["sleep-server", "--mode", "pool", "--threads", "0"], ["--threads", "1 to 10,000"]),
     "order-service impl": (["order-service", "--impl", "webflux"], ["--impl", "pool, virtual, reactive"]),
+    "order-service remote deps": (["order-service", "--deps", "http://example.com:80"], ["--deps", "loopback"]),
+    "dependency-stub delay": (["dependency-stub", "--slow-ms", "-1"], ["--slow-ms", "0 to 60,000"]),
+    "order-sweep users zero": (["order-sweep", "--users", "0"], ["users must be 1..20,000", "got 0"]),
+    "order-sweep users absurd": (["order-sweep", "--users", "100,5000000"], ["users must be 1..20,000"]),
+    "order-sweep users text": (["order-sweep", "--users", "many"], ["--users", "comma-separated", "many"]),
+    "order-sweep impl": (["order-sweep", "--impl", "webflux"], ["--impl", "pool, virtual, reactive, all"]),
+    "http-load connections list": (["http-load", "--url", "http://127.0.0.1:9/", "--connections", "10,x"],
+                                   ["--connections", "comma-separated", "10,x"]),
 }
 
 
@@ -177,12 +218,13 @@ def test_a_bad_profile_is_one_clear_line():
         one_line_error(run, "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'")
 
 
-def test_a_busy_port_is_refused_by_name():
+@pytest.mark.parametrize("alias", ["sleep-server", "order-service", "dependency-stub"])
+def test_a_busy_port_is_refused_by_name(alias):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        one_line_error(jbang("sleep-server", "--port", str(port), timeout=600), f"port {port} is in use")
+        one_line_error(jbang(alias, "--port", str(port), timeout=600), f"port {port} is in use")
 
 
 def test_too_few_open_files_are_refused_before_measuring(tmp_path):

@@ -351,4 +351,16 @@ class ChartsTest {
         }
         return n;
     }
+
+    @Test
+    void plotDrawsBoundsAsLinesAndMeasurementsAsPoints() {
+        var bound = new Charts.Series("bound", new double[] {100, 1_000}, new double[] {909, 9_091});
+        var measured = new Charts.Series("measured", new double[] {100, 1_000}, new double[] {900, Double.NaN});
+        var chart = Charts.plotChart("t", "users", "orders/s", true, true, List.of(bound), List.of(measured));
+        assertEquals(org.knowm.xchart.XYSeries.XYSeriesRenderStyle.Scatter,
+                chart.getSeriesMap().get("measured").getXYSeriesRenderStyle());
+        assertEquals(org.knowm.xchart.style.markers.SeriesMarkers.NONE, chart.getSeriesMap().get("bound").getMarker());
+        BufferedImage img = Charts.plot("t", "users", "orders/s", true, true, List.of(bound), List.of(measured));
+        assertEquals(Charts.WIDTH, img.getWidth());
+    }
 }

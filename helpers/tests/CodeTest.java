@@ -1,6 +1,7 @@
 package unpinned;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static unpinned.SleepServerTest.assertMessage;
 
 import java.util.List;
@@ -26,5 +27,18 @@ class CodeTest {
                 Code.extract(FILE, "String hi(", "A.java"));
         assertEquals(List.of("int x = compute(", "        1);"), Code.extract(FILE, "int x =", "A.java"));
         assertMessage("no declaration containing 'bye(' in A.java", () -> Code.extract(FILE, "bye(", "A.java"));
+    }
+
+    @Test
+    void sideBySideShowsEachColumnEscapedAndCountsLinesOfCode() {
+        String html = Code.sideBySide("snippets/S06_OrderService.java", "Blocking", "String orderBlocking(",
+                "Reactive", "Mono<String> orderReactive( | Mono<Double> priceServiceReactive(");
+        assertTrue(html.contains("<th style=\"text-align:left;padding:4px 8px\">Blocking</th>"), html);
+        assertTrue(html.contains("static Mono&lt;String&gt; orderReactive(long id) {"), html);
+        assertTrue(html.contains("priceServiceReactive(long id) {"), html);
+        assertMessage("give title/signature pairs, e.g. \"Blocking\", \"orderBlocking(\"; got 1 strings",
+                () -> Code.sideBySide("snippets/S06_OrderService.java", "Blocking"));
+        // orderBlocking: signature, 3 statements, closing brace; its Javadoc line is not code
+        assertEquals(5, Code.linesOfCode("snippets/S06_OrderService.java", "String orderBlocking("));
     }
 }

@@ -235,6 +235,33 @@ public final class Charts {
         return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
     }
 
+    /**
+     * Lines and points on one x/y chart: {@code lines} drawn as lines (bounds, e.g. Little's law against
+     * users), {@code points} as markers only (measured and published figures), in that order of colours.
+     */
+    public static BufferedImage plot(String title, String xLabel, String yLabel, boolean logX, boolean logY,
+                                     List<Series> lines, List<Series> points) {
+        return render(plotChart(title, xLabel, yLabel, logX, logY, lines, points));
+    }
+
+    static XYChart plotChart(String title, String xLabel, String yLabel, boolean logX, boolean logY,
+                             List<Series> lines, List<Series> points) {
+        if (lines == null || points == null) throw new IllegalArgumentException("lines and points must be lists (maybe empty), got null");
+        List<Series> all = new ArrayList<>(lines);
+        all.addAll(points);
+        XYChart chart = xyChart(title, xLabel, yLabel, logX, logY, false, all.toArray(Series[]::new));
+        for (Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
+        for (Series point : points) {
+            XYSeries added = chart.getSeriesMap().get(point.name());
+            added.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            added.setMarker(SeriesMarkers.CIRCLE);
+        }
+        chart.getStyler().setMarkerSize(9);
+        // many series: the legend goes beside the plot, one per line, rather than off the bottom edge
+        if (all.size() > 4) chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        return chart;
+    }
+
     static XYChart xyChart(String title, String xLabel, String yLabel, boolean logX, boolean logY, boolean pointsOnly, Series... s) {
         text("title", title);
         text("xLabel", xLabel);

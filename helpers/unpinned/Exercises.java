@@ -15,19 +15,40 @@ public final class Exercises {
     record Answer(String title, double expected, double relTolerance, String hint) {}
 
     // Kept here, not in the notebooks, so the self-check cell doesn't show the answers.
-    private static final Map<String, Answer> ANSWERS = Map.of(
-            "01.1", new Answer("1. Little's law", 20 / 0.200, 0.01,
-                    "at most P requests are in service, each for S: lambda <= min(U, P) / S"),
-            "01.2", new Answer("2. Waves", Bounds.makespanMs(1_000, 64, 20), 0.01,
-                    "how many waves of 64 does it take to cover 1,000 tasks, and how long is each?"),
-            "01.3", new Answer("3. Response time", 1_000 / (20 / 0.200) * 1_000, 0.05,
-                    "Little's law again: in a closed loop all U users are inside, so R = U / lambda"),
-            "01.4", new Answer("4. Predict, then measure", Bounds.makespanMs(1_000, 200, 50), 0.01,
-                    "the wave bound: ceil(N / P) waves of 50 ms; the measurement should land just above it"),
-            "01.5", new Answer("5. Scale it", Bounds.makespanMs(5_000, 200, 50), 0.01,
-                    "ceil(5,000 / 200) waves of 50 ms; virtual threads still need one"),
-            "01.6", new Answer("6. Change the code, re-measure", Bounds.closedLoopThroughput(500, 100, 0.100), 0.15,
-                    "a measurement, so it can't beat min(U, P) / S with P = 100; did you re-run the measurement cells?"));
+    private static final Map<String, Answer> ANSWERS = Map.ofEntries(
+            Map.entry("01.1", new Answer("1. Little's law", 20 / 0.200, 0.01,
+                    "at most P requests are in service, each for S: lambda <= min(U, P) / S")),
+            Map.entry("01.2", new Answer("2. Waves", Bounds.makespanMs(1_000, 64, 20), 0.01,
+                    "how many waves of 64 does it take to cover 1,000 tasks, and how long is each?")),
+            Map.entry("01.3", new Answer("3. Response time", 1_000 / (20 / 0.200) * 1_000, 0.05,
+                    "Little's law again: in a closed loop all U users are inside, so R = U / lambda")),
+            Map.entry("01.4", new Answer("4. Predict, then measure", Bounds.makespanMs(1_000, 200, 50), 0.01,
+                    "the wave bound: ceil(N / P) waves of 50 ms; the measurement should land just above it")),
+            Map.entry("01.5", new Answer("5. Scale it", Bounds.makespanMs(5_000, 200, 50), 0.01,
+                    "ceil(5,000 / 200) waves of 50 ms; virtual threads still need one")),
+            Map.entry("01.6", new Answer("6. Change the code, re-measure", Bounds.closedLoopThroughput(500, 100, 0.100), 0.15,
+                    "a measurement, so it can't beat min(U, P) / S with P = 100; did you re-run the measurement cells?")),
+            Map.entry("02.1", new Answer("1. Little's law", OrderSweep.littleBound("pool", 5_000, 200), 0.01,
+                    "at most P orders are in service, each for S: lambda <= min(U, P) / S")),
+            Map.entry("02.2", new Answer("2. The CPU bound", OrderSweep.cpuBound(2, 250), 0.01,
+                    "cores CPU-seconds per second, divided by the CPU seconds one order costs")),
+            Map.entry("02.3", new Answer("3. Read a published figure", 8 / 7_900.0 * 1e6, 0.02,
+                    "turn the CPU bound around: CPU per order <= cores / throughput (then into µs)")),
+            Map.entry("02.4", new Answer("4. Event loops", 8 / 0.100, 0.01,
+                    "each loop finishes at most one order per blocked interval")),
+            Map.entry("02.5", new Answer("5. Change the code, re-measure", offloadedBound(), 0.25,
+                    "a measurement can't beat (threads that may block at once) / 0.100 s; Schedulers.boundedElastic()"
+                            + " caps its threads at a multiple of the cores (see its Javadoc); did the server restart"
+                            + " with your change?")));
+
+    /**
+     * Exercise 02.5: 100 users, the blocking 100 ms moved to Reactor's boundedElastic scheduler, whose threads are
+     * capped at 10 per core: throughput <= min(users, 10 x cores) / 0.100 s, and Little's law for 110 ms orders.
+     */
+    static double offloadedBound() {
+        int threads = 10 * Runtime.getRuntime().availableProcessors();
+        return Math.min(Math.min(100, threads) / 0.100, 100 / OrderSweep.SERVICE_SECONDS);
+    }
 
     /**
      * Checks the answer to exercise {@code id} (e.g. "01.1") against the value kept in this class and prints one

@@ -23,8 +23,22 @@ import java.util.Locale;
 public final class LoadTest {
     private LoadTest() {}
 
-    /** What the load generator measured, and what the server used in the same measured window. */
-    public record Measured(HttpLoad.Result load, ServerProcess.Usage server) {
+    /**
+     * What the load generator measured, what the server used in the same measured window, and what each
+     * other process sampled with it used (e.g. a dependency the server calls), in the order given.
+     */
+    public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others) {
+        public Measured {
+            others = List.copyOf(others);
+        }
+
+        /** Server plus load generator plus the others: CPU microseconds the whole set-up spent per request. */
+        public double totalCpuUsPerRequest() {
+            double total = server.cpuUsPerRequest() + load.clientCpuUsPerRequest();
+            for (ServerProcess.Usage other : others) total += other.cpuUsPerRequest();
+            return total;
+        }
+
         @Override
         public String toString() {
             return load + "\n" + server;
@@ -38,16 +52,73 @@ public final class LoadTest {
      *                               end of the generator's output
      */
     public static Measured measure(ServerProcess server, HttpLoad.Options o) {
+        return measure(server, o, List.of());
+    }
+
+    /**
+     * As {@link #measure(ServerProcess, HttpLoad.Options)}, and samples {@code others} (processes the server
+     * depends on) over the same window; their usage is per request the load generator counted.
+     */
+    public static Measured measure(ServerProcess server, HttpLoad.Options o, List<ServerProcess> others) {
         // The server inherits this process's open-files limit: refuse now rather than watch it fail.
         HttpLoad.requireOpenFiles(o.connections() + HttpLoad.SPARE_FILES, "the server's " + o.connections() + " connections");
+        List<ServerProcess> all = new ArrayList<>();
+        all.add(server);
+        all.addAll(others);
         try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", arguments(o))) {
             // the first run may compile the generator: allow for that before the warm-up ends
             generator.await(Protocol.WINDOW_START, o.warmUp().plus(ServerProcess.READY_TIMEOUT));
-            JsonObject before = server.stats();
+            List<JsonObject> before = all.stream().map(ServerProcess::stats).toList();
             generator.await(Protocol.WINDOW_END, o.duration().plus(Duration.ofMinutes(1)));
-            JsonObject after = server.stats();
+            List<JsonObject> after = all.stream().map(ServerProcess::stats).toList();
             HttpLoad.Result load = Json.read(generator.awaitResult().toString(), HttpLoad.Result.class);
-            return new Measured(load, ServerProcess.Usage.between(before, after, load.requests()));
+            List<ServerProcess.Usage> usage = new ArrayList<>();
+            for (int i = 0; i < all.size(); i++) usage.add(ServerProcess.Usage.between(before.get(i), after.get(i), load.requests()));
+            return new Measured(load, usage.get(0), usage.subList(1, usage.size()));
+        }
+    }
+
+    /**
+     * Measures {@code first}, then the same load at each further count of {@code moreConnections} (each after
+     * {@code laterWarmUp}), all from one load-generator JVM, sampling the server and {@code others} around each
+     * window. One generator start instead of one per level: sweeps run faster, and measure the same.
+     */
+    public static List<Measured> measureLevels(ServerProcess server, HttpLoad.Options first, List<Integer> moreConnections,
+                                               Duration laterWarmUp, List<ServerProcess> others) {
+        List<Integer> counts = new ArrayList<>();
+        counts.add(first.connections());
+        counts.addAll(moreConnections);
+        int most = counts.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, "the server's " + most + " connections");
+        if (laterWarmUp == null || laterWarmUp.isNegative()) throw new IllegalArgumentException("laterWarmUp must be >= 0 s, got " + laterWarmUp);
+        List<String> args = arguments(first);
+        args.set(args.indexOf("--connections") + 1, String.join(",", counts.stream().map(String::valueOf).toList()));
+        args.addAll(List.of("--level-warmup-s", seconds(laterWarmUp.toMillis())));
+        List<ServerProcess> all = new ArrayList<>();
+        all.add(server);
+        all.addAll(others);
+        List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
+        try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
+            for (int i = 0; i < counts.size(); i++) {
+                Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
+                generator.await(Protocol.WINDOW_START, warmUp);
+                before.add(all.stream().map(ServerProcess::stats).toList());
+                generator.await(Protocol.WINDOW_END, first.duration().plus(Duration.ofMinutes(1)));
+                after.add(all.stream().map(ServerProcess::stats).toList());
+            }
+            JsonObject result = generator.awaitResult();
+            List<HttpLoad.Result> loads = new ArrayList<>();
+            if (counts.size() == 1) loads.add(Json.read(result.toString(), HttpLoad.Result.class));
+            else for (var level : result.getAsJsonArray("levels")) loads.add(Json.read(level.toString(), HttpLoad.Result.class));
+            List<Measured> measured = new ArrayList<>();
+            for (int i = 0; i < counts.size(); i++) {
+                List<ServerProcess.Usage> usage = new ArrayList<>();
+                for (int p = 0; p < all.size(); p++) {
+                    usage.add(ServerProcess.Usage.between(before.get(i).get(p), after.get(i).get(p), loads.get(i).requests()));
+                }
+                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size())));
+            }
+            return measured;
         }
     }
 

@@ -142,7 +142,8 @@ public final class Tables {
      */
     static final Map<String, String> HEADER_OVERRIDES = Map.of(
             "rps", "throughput (req/s)",
-            "cpus", "CPUs");
+            "cpus", "CPUs",
+            "littleBoundThroughput", "Little's law bound (req/s)");
 
     // Unit words (lower case) anywhere in a name -> the unit shown in brackets.
     private static final Map<String, String> UNITS = Map.of(

@@ -1,0 +1,210 @@
+package unpinned;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Chapter 02's experiment, one copy for the notebook and for snippet S09 ({@code order-sweep}): the
+ * order service (snippet S06) under a closed loop of rising users, each implementation in its own
+ * JVM, each level measured by the load generator in another (see {@link LoadTest}), with two bounds:
+ * <ul>
+ *   <li>Little's law: at most min(users, concurrency) orders are in service, each for at least
+ *       {@link #SERVICE_SECONDS}, so throughput &lt;= min(U, P) / 0.110 s (P = the pool's threads;
+ *       unbounded for virtual threads and Reactor);</li>
+ *   <li>the CPU: the machine's cores can't burn more than cores CPU-seconds per second, so throughput
+ *       &lt;= cores / (CPU seconds per order of server + load generator + dependencies), each
+ *       measured in the same window.</li>
+ * </ul>
+ */
+public final class OrderSweep {
+    private OrderSweep() {}
+
+    /** The order's dependencies, one after the other: 100 ms + 10 ms. */
+    public static final double SERVICE_SECONDS = 0.110;
+    public static final String SERVICE = "S06_OrderService.java";
+    public static final String STUB = "S07_DependencyStub.java";
+    public static final List<String> IMPLEMENTATIONS = List.of("pool", "virtual", "reactive");
+    /** Far beyond what a laptop's loopback serves in a closed loop; a typo's guard, not a capacity claim. */
+    public static final int MAX_USERS = 20_000;
+    /** The item every load test orders (any id below 1,000,000 works; those above fail on purpose). */
+    public static final long ITEM = 42;
+
+    /**
+     * What a sweep runs: the user levels, the warm-up before the first level (JIT, connections) and
+     * before each later one (new connections only), the measured window, and the pool's size.
+     */
+    public record Plan(List<Integer> users, Duration firstWarmUp, Duration warmUp, Duration measured, int poolThreads) {
+        public Plan {
+            users = List.copyOf(users);
+            if (users.isEmpty()) throw new IllegalArgumentException("users must name at least one level, e.g. [100, 500]");
+            for (int u : users) requireUsers(u);
+            if (poolThreads < 1 || poolThreads > 10_000) {
+                throw new IllegalArgumentException("poolThreads must be 1..10000 (200 is Tomcat's default), got " + poolThreads);
+            }
+            requireSeconds("firstWarmUp", firstWarmUp, 0);
+            requireSeconds("warmUp", warmUp, 0);
+            requireSeconds("measured", measured, 1);
+        }
+
+        /** The profile's plan: quick 100, 500, 1,000, 2,000 users with short windows; full up to 10,000. */
+        public static Plan of(Profile profile) {
+            return new Plan(profile.pick(List.of(100, 500, 1_000, 2_000), List.of(100, 500, 1_000, 2_000, 5_000, 10_000)),
+                    Duration.ofSeconds(profile.pick(2, 5)), Duration.ofMillis(profile.pick(1_000, 3_000)),
+                    Duration.ofSeconds(profile.pick(2, 5)), 200);
+        }
+
+        public Plan withUsers(List<Integer> levels) {
+            return new Plan(levels, firstWarmUp, warmUp, measured, poolThreads);
+        }
+
+        public Plan withPoolThreads(int threads) {
+            return new Plan(users, firstWarmUp, warmUp, measured, threads);
+        }
+    }
+
+    /** One level of one implementation: what was measured and both bounds, as the notebook's table shows it. */
+    public record Row(String impl, int users, double throughput, double littleBoundThroughput, double cpuBoundThroughput,
+                      double ratioToLowerBound, double meanMs, double p50Ms, double p99Ms, double maxMs, long errors,
+                      double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
+                      double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
+                      double publishedThroughput, double windowSeconds) {
+        public double lowerBound() {
+            return Math.min(littleBoundThroughput, cpuBoundThroughput);
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%-8s %,6d users: %,8.0f orders/s = %.2f x the lower bound"
+                            + " (Little %,.0f, CPU %,.0f); mean %,.0f ms, p99 %,.0f ms, %d errors", impl, users,
+                    throughput, ratioToLowerBound, littleBoundThroughput, cpuBoundThroughput, meanMs, p99Ms, errors);
+        }
+    }
+
+    /** A user count a sweep accepts: 1..{@link #MAX_USERS}. */
+    public static int requireUsers(int users) {
+        if (users < 1 || users > MAX_USERS) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT,
+                    "users must be 1..%,d (each is one connection and one order in flight), got %,d", MAX_USERS, users));
+        }
+        return users;
+    }
+
+    /** The implementation name a sweep accepts. */
+    public static String requireImpl(String impl) {
+        if (!IMPLEMENTATIONS.contains(impl)) {
+            throw new IllegalArgumentException("impl must be one of " + IMPLEMENTATIONS + ", got '" + impl + "'");
+        }
+        return impl;
+    }
+
+    /** Little's law for a closed loop of {@code users}: min(U, P) / 0.110 s, P unbounded but for the pool. */
+    public static double littleBound(String impl, int users, int poolThreads) {
+        int concurrency = requireImpl(impl).equals("pool") ? Math.min(users, poolThreads) : users;
+        return Bounds.littleThroughput(concurrency, SERVICE_SECONDS);
+    }
+
+    /**
+     * How far a count over a window of {@code windowSeconds} may exceed Little's law: each of the P slots ends at
+     * most one order per {@link #SERVICE_SECONDS}, so at most floor(T / S) + 1 in the window, not T / S.
+     */
+    public static double windowEdge(double windowSeconds) {
+        double perWindow = windowSeconds / SERVICE_SECONDS;
+        return (Math.floor(perWindow) + 1) / perWindow;
+    }
+
+    /** The CPU bound: {@code cores} CPU-seconds per second over the CPU seconds one order cost. */
+    public static double cpuBound(int cores, double cpuUsPerRequest) {
+        if (!(cpuUsPerRequest > 0)) return Double.NaN;
+        return cores / (cpuUsPerRequest / 1e6);
+    }
+
+    /**
+     * The levels of {@code wanted} this process can run: each needs one open file per connection in the
+     * load generator and in the server (the dependencies' calls too, with {@code withDependencies}).
+     * Prints where it stops and why; returns the levels that fit.
+     */
+    public static List<Integer> levelsThatFit(List<Integer> wanted, boolean withDependencies, PrintStream out) {
+        long limit = openFilesLimit();
+        List<Integer> fit = new ArrayList<>();
+        for (int users : wanted) {
+            long needed = (withDependencies ? 3L : 1L) * users + HttpLoad.SPARE_FILES;
+            if (needed > limit) {
+                out.printf(Locale.ROOT, "stopping at %,d users: %,d users need about %,d open files per process and"
+                        + " this one may open %,d (`ulimit -n`; raise it in the shell that starts JupyterLab)%n",
+                        fit.isEmpty() ? 0 : fit.get(fit.size() - 1), users, needed, limit);
+                break;
+            }
+            fit.add(users);
+        }
+        return fit;
+    }
+
+    static long openFilesLimit() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os) {
+            return os.getMaxFileDescriptorCount();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Starts {@code impl} (its own JVM), measures each level of {@code plan} against it in turn and stops it
+     * (also when interrupted). {@code serverArgs} go to S06 as they are (e.g. {@code --deps URL});
+     * {@code dependencies} are sampled with the server. Prints one line per level.
+     */
+    public static List<Row> run(String impl, Plan plan, List<ServerProcess> dependencies, String... serverArgs) {
+        requireImpl(impl);
+        List<String> args = new ArrayList<>(List.of("--impl", impl, "--threads", Integer.toString(plan.poolThreads())));
+        args.addAll(List.of(serverArgs));
+        int cores = Runtime.getRuntime().availableProcessors();
+        List<Row> rows = new ArrayList<>();
+        try (ServerProcess server = ServerProcess.start(SERVICE, args.toArray(String[]::new))) {
+            URI target = URI.create(server.uri() + "?id=" + ITEM);
+            List<LoadTest.Measured> levels = LoadTest.measureLevels(server,
+                    HttpLoad.Options.closedLoop(target, plan.users().get(0), plan.firstWarmUp(), plan.measured()),
+                    plan.users().subList(1, plan.users().size()), plan.warmUp(), dependencies);
+            for (int i = 0; i < levels.size(); i++) {
+                Row row = row(impl, plan.users().get(i), plan.poolThreads(), cores, levels.get(i));
+                System.out.println(row);
+                rows.add(row);
+            }
+        }
+        return rows;
+    }
+
+    /** The row for one measurement: its figures, both bounds, and the published throughput at that level. */
+    public static Row row(String impl, int users, int poolThreads, int cores, LoadTest.Measured m) {
+        HttpLoad.Result r = m.load();
+        ServerProcess.Usage s = m.server();
+        double little = littleBound(impl, users, poolThreads);
+        double cpu = cpuBound(cores, m.totalCpuUsPerRequest());
+        double lower = Double.isNaN(cpu) ? little : Math.min(little, cpu);
+        double dependencies = m.others().stream().mapToDouble(ServerProcess.Usage::cpuUsPerRequest).sum();
+        return new Row(impl, users, r.throughput(), little, cpu, r.throughput() / lower, r.meanMs(), r.p50Ms(),
+                r.p99Ms(), r.maxMs(), r.errors(), s.cpuUsPerRequest(), r.clientCpuUsPerRequest(),
+                m.others().isEmpty() ? Double.NaN : dependencies, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
+                published(impl, users, "throughput"), r.seconds());
+    }
+
+    /** The comparison article's figure for {@code impl} at {@code users}, or NaN where it published none. */
+    public static double published(String impl, int users, String metric) {
+        String implementation = switch (impl) {
+            case "virtual" -> "virtual";
+            case "reactive" -> "webflux";
+            default -> null;
+        };
+        if (implementation == null || !(users == 1_000 || users == 5_000 || users == 10_000)) return Double.NaN;
+        return Published.value("vt-webflux-blog", "implementation", implementation, "users", Integer.toString(users),
+                "metric", metric);
+    }
+
+    private static void requireSeconds(String name, Duration d, long minSeconds) {
+        if (d == null || d.isNegative() || d.toMillis() < minSeconds * 1000 || d.toSeconds() > 3_600) {
+            throw new IllegalArgumentException(name + " must be " + minSeconds + " s to 1 h, got " + d);
+        }
+    }
+}
