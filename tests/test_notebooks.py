@@ -159,6 +159,11 @@ def chapter_02_ran(results_dir):
     return results_dir
 
 
+def _window_edge(seconds: float) -> float:
+    """A count over a window T can exceed the steady state by one order per slot: floor(T/S) + 1, not T/S."""
+    return (math.floor(seconds / 0.110) + 1) / (seconds / 0.110)
+
+
 def _sweep(results_dir, experiment):
     return latest_result(results_dir, experiment)["data"]
 
@@ -170,9 +175,7 @@ def test_02_order_sweep_stays_under_both_bounds(chapter_02_ran):
     for r in rows:
         # Little's law: min(U, P) / 0.110 s; the CPU: cores / CPU-seconds per order (3 % for 10 ms CPU-time ticks
         # over 2 s windows sampled a few ms off the generator's edges).
-        # A count over a window T can exceed the steady state by one order per slot: floor(T/S) + 1, not T/S.
-        edge = (math.floor(r["windowSeconds"] / 0.110) + 1) / (r["windowSeconds"] / 0.110)
-        assert r["throughput"] <= r["littleBoundThroughput"] * edge, r
+        assert r["throughput"] <= r["littleBoundThroughput"] * _window_edge(r["windowSeconds"]), r
         assert r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
         if r["users"] <= 1_000:
             assert r["errors"] == 0, r
@@ -201,8 +204,7 @@ def test_02_order_sweep_stays_under_both_bounds(chapter_02_ran):
 def test_02_real_dependencies_and_hidden_blocking_stay_under_their_bounds(chapter_02_ran):
     for r in _sweep(chapter_02_ran, "02-order-http-dependencies"):
         assert r["errors"] == 0 and r["dependencyCpuUsPerRequest"] > 0, r
-        edge = (math.floor(r["windowSeconds"] / 0.110) + 1) / (r["windowSeconds"] / 0.110)
-        assert r["throughput"] <= r["littleBoundThroughput"] * edge and r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
+        assert r["throughput"] <= r["littleBoundThroughput"] * _window_edge(r["windowSeconds"]) and r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
         report(f"02 {r['impl']} with real HTTP dependencies, {r['users']} users: {r['throughput']:,.0f} orders/s ="
                f" {r['ratioToLowerBound']:.3f} x the lower bound")
     reactive, blocked = _sweep(chapter_02_ran, "02-hidden-blocking")
@@ -222,33 +224,6 @@ def test_02_stack_traces_lose_the_caller_in_reactive_code(chapter_02_ran):
     assert blocking["framesInOurCode"] > reactive["framesInOurCode"], (blocking, reactive)
 
 
-def test_interrupting_the_order_sweep_leaves_no_server_behind():
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"),
-                nbformat.v4.new_code_cell(
-                    "var plan = new OrderSweep.Plan(java.util.List.of(200, 400), java.time.Duration.ofSeconds(60),\n"
-                    "    java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(60), 200);\n"
-                    'OrderSweep.run("reactive", plan, java.util.List.of());'),
-                nbformat.v4.new_code_cell("1 + 1")]
-    client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
-                            resources={"metadata": {"path": str(HOME / "notebooks")}})
-    with client.setup_kernel():
-        client.execute_cell(nb.cells[0], 0)
-        client.timeout = 20  # the server is up and the generator warming up: far shorter than the run
-        with pytest.raises((CellTimeoutError, CellExecutionError)):
-            client.execute_cell(nb.cells[1], 1)
-        deadline = time.monotonic() + 15
-        while _course_jvms("S06_OrderService", "S05_HttpLoad") and time.monotonic() < deadline:
-            time.sleep(0.5)
-        left = [" ".join(p.cmdline())[-200:] for p in _course_jvms("S06_OrderService", "S05_HttpLoad")]
-        assert not left, f"an order server or load generator outlived the cell: {left}"
-        client.timeout = 60
-        client.execute_cell(nb.cells[2], 2)
-        assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the interrupt"
-
-
 def _course_jvms(*names: str):
     import psutil
     found = []
@@ -262,64 +237,58 @@ def _course_jvms(*names: str):
     return found
 
 
-def test_interrupting_a_load_cell_stops_the_server_and_the_load_generator():
+def _interrupted(code: str, after_seconds: float, jvms: tuple[str, ...], settle_seconds: float) -> list[str]:
+    """Runs `code` in a fresh kernel, interrupts it after `after_seconds` (as the Stop button does), waits up to
+    `settle_seconds` for the course JVMs whose command lines name one of `jvms` to go, asserts none is left and that
+    the kernel still answers; returns the interrupted cell's error values."""
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"),
-                nbformat.v4.new_code_cell(  # the notebook's own pattern: the server lives in try-with-resources
-                    "LoadTest.Measured loadTest() {\n"
-                    '    var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual");\n'
-                    "    try (server) {\n"
-                    "        return LoadTest.measure(server, HttpLoad.Options.closedLoop(server.uri(), 50,\n"
-                    "            java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(60)));\n"
-                    "    }\n"
-                    "}\n"
-                    "loadTest();"),
+    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"), nbformat.v4.new_code_cell(code),
                 nbformat.v4.new_code_cell("1 + 1")]
     client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
                             resources={"metadata": {"path": str(HOME / "notebooks")}})
     with client.setup_kernel():
         client.execute_cell(nb.cells[0], 0)
-        client.timeout = 15  # the server is up and the generator warming up: far shorter than the run
+        client.timeout = after_seconds  # nbclient interrupts the kernel at the timeout
         with pytest.raises((CellTimeoutError, CellExecutionError)):
             client.execute_cell(nb.cells[1], 1)
         errors = [o.get("evalue", "") for o in nb.cells[1].outputs if o.output_type == "error"]
-        assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"
-        deadline = time.monotonic() + 15
-        while _course_jvms("S04_SleepServer", "S05_HttpLoad") and time.monotonic() < deadline:
+        deadline = time.monotonic() + settle_seconds
+        while _course_jvms(*jvms) and time.monotonic() < deadline:
             time.sleep(0.5)
-        left = [(p.pid, p.ppid(), " ".join(p.cmdline())[-200:]) for p in _course_jvms("S04_SleepServer", "S05_HttpLoad")]
-        assert not left, f"a server or load generator outlived the cell: {left}"
+        left = [(p.pid, p.ppid(), " ".join(p.cmdline())[-200:]) for p in _course_jvms(*jvms)]
+        assert not left, f"course JVMs outlived the interrupted cell: {left}"
         client.timeout = 60
         client.execute_cell(nb.cells[2], 2)
         assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the interrupt"
+    return errors
+
+
+def test_interrupting_a_load_cell_stops_the_server_and_the_load_generator():
+    # the notebook's own pattern: the server lives in try-with-resources; 15 s: the server is up and the
+    # generator warming up, far shorter than the run
+    errors = _interrupted(
+        "LoadTest.Measured loadTest() {\n"
+        '    var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual");\n'
+        "    try (server) {\n"
+        "        return LoadTest.measure(server, HttpLoad.Options.closedLoop(server.uri(), 50,\n"
+        "            java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(60)));\n"
+        "    }\n"
+        "}\n"
+        "loadTest();", 15, ("S04_SleepServer", "S05_HttpLoad"), 15)
+    assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"
+
+
+def test_interrupting_the_order_sweep_leaves_no_server_behind():
+    # 20 s: the server is up and the generator warming up, far shorter than the run
+    _interrupted("var plan = new OrderSweep.Plan(java.util.List.of(200, 400), java.time.Duration.ofSeconds(60),\n"
+                 "    java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(60), 200);\n"
+                 'OrderSweep.run("reactive", plan, java.util.List.of());', 20, ("S06_OrderService", "S05_HttpLoad"), 15)
 
 
 def test_interrupting_a_benchmark_cell_kills_its_jvms_and_keeps_the_kernel():
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
-
-    def snippet_jvms():
-        return _course_jvms("S01_IoBoundExecutors")
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import unpinned.*;"),
-                nbformat.v4.new_code_cell('Jmh.run("S01_IoBoundExecutors.java", java.util.Map.of("executor", "fixed-8"), "-i", "50")'),
-                nbformat.v4.new_code_cell("1 + 1")]
-    client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
-                            resources={"metadata": {"path": str(HOME / "notebooks")}})
-    with client.setup_kernel():
-        client.execute_cell(nb.cells[0], 0)
-        client.timeout = 12  # long enough for the fork to start measuring, far shorter than the run
-        # nbclient interrupts the kernel at the timeout; JJava answers with an "interrupted" error
-        with pytest.raises((CellTimeoutError, CellExecutionError)):
-            client.execute_cell(nb.cells[1], 1)
-        errors = [o.get("evalue", "") for o in nb.cells[1].outputs if o.output_type == "error"]
-        assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"
-        deadline = time.monotonic() + 10
-        while snippet_jvms() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert not snippet_jvms(), "the benchmark JVMs outlived the interrupted cell"
-        client.timeout = 60
-        client.execute_cell(nb.cells[2], 2)
-        assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the interrupt"
+    # 12 s: long enough for the fork to start measuring, far shorter than the run; JJava answers "interrupted"
+    errors = _interrupted('Jmh.run("S01_IoBoundExecutors.java", java.util.Map.of("executor", "fixed-8"), "-i", "50")',
+                          12, ("S01_IoBoundExecutors",), 10)
+    assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"

@@ -54,7 +54,7 @@ class OrderSweepTest {
     @Test
     void levelsBeyondTheOpenFilesLimitAreDroppedWithTheReason() {
         var out = new ByteArrayOutputStream();
-        long limit = OrderSweep.openFilesLimit();
+        long limit = HttpLoad.openFilesLimit();
         List<Integer> fit = OrderSweep.levelsThatFit(List.of(10, 19_999), false, new PrintStream(out, true, StandardCharsets.UTF_8));
         if (limit < 19_999 + HttpLoad.SPARE_FILES) {
             assertEquals(List.of(10), fit);

@@ -18,14 +18,7 @@ public final class Code {
      * {@code signature} (e.g. {@code "void handle("}), with its Javadoc, up to its closing brace.
      */
     public static String method(String file, String signature) {
-        Path path = Course.home().resolve(file);
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(path);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + path + ": " + e.getMessage(), e);
-        }
-        return "```java\n// " + file + "\n" + String.join("\n", extract(lines, signature, file)) + "\n```";
+        return "```java\n// " + file + "\n" + String.join("\n", extract(read(file), signature, file)) + "\n```";
     }
 
     /**

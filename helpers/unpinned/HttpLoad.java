@@ -179,6 +179,14 @@ public final class HttpLoad {
         return new Run(o, listener).execute();
     }
 
+    /** The most files this process may open ({@code ulimit -n}); Long.MAX_VALUE where the JVM can't tell (not Unix). */
+    static long openFilesLimit() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os) {
+            return os.getMaxFileDescriptorCount();
+        }
+        return Long.MAX_VALUE;
+    }
+
     /**
      * Refuses to start when this process may not open {@code needed} more files (each connection is one):
      * the message names the limit and how to raise it. Where the JVM can't tell (not Unix), it passes.

@@ -60,22 +60,7 @@ public final class LoadTest {
      * depends on) over the same window; their usage is per request the load generator counted.
      */
     public static Measured measure(ServerProcess server, HttpLoad.Options o, List<ServerProcess> others) {
-        // The server inherits this process's open-files limit: refuse now rather than watch it fail.
-        HttpLoad.requireOpenFiles(o.connections() + HttpLoad.SPARE_FILES, "the server's " + o.connections() + " connections");
-        List<ServerProcess> all = new ArrayList<>();
-        all.add(server);
-        all.addAll(others);
-        try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", arguments(o))) {
-            // the first run may compile the generator: allow for that before the warm-up ends
-            generator.await(Protocol.WINDOW_START, o.warmUp().plus(ServerProcess.READY_TIMEOUT));
-            List<JsonObject> before = all.stream().map(ServerProcess::stats).toList();
-            generator.await(Protocol.WINDOW_END, o.duration().plus(Duration.ofMinutes(1)));
-            List<JsonObject> after = all.stream().map(ServerProcess::stats).toList();
-            HttpLoad.Result load = Json.read(generator.awaitResult().toString(), HttpLoad.Result.class);
-            List<ServerProcess.Usage> usage = new ArrayList<>();
-            for (int i = 0; i < all.size(); i++) usage.add(ServerProcess.Usage.between(before.get(i), after.get(i), load.requests()));
-            return new Measured(load, usage.get(0), usage.subList(1, usage.size()));
-        }
+        return measureLevels(server, o, List.of(), o.warmUp(), others).get(0);
     }
 
     /**
@@ -92,12 +77,15 @@ public final class LoadTest {
         HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, "the server's " + most + " connections");
         if (laterWarmUp == null || laterWarmUp.isNegative()) throw new IllegalArgumentException("laterWarmUp must be >= 0 s, got " + laterWarmUp);
         List<String> args = arguments(first);
-        args.set(args.indexOf("--connections") + 1, String.join(",", counts.stream().map(String::valueOf).toList()));
-        args.addAll(List.of("--level-warmup-s", seconds(laterWarmUp.toMillis())));
+        if (!moreConnections.isEmpty()) {
+            args.set(args.indexOf("--connections") + 1, String.join(",", counts.stream().map(String::valueOf).toList()));
+            args.addAll(List.of("--level-warmup-s", seconds(laterWarmUp.toMillis())));
+        }
         List<ServerProcess> all = new ArrayList<>();
         all.add(server);
         all.addAll(others);
         List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
+        // the first window may wait for the generator's first compile as well as its warm-up
         try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
             for (int i = 0; i < counts.size(); i++) {
                 Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));

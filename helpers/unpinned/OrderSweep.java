@@ -1,7 +1,6 @@
 package unpinned;
 
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -129,7 +128,7 @@ public final class OrderSweep {
      * Prints where it stops and why; returns the levels that fit.
      */
     public static List<Integer> levelsThatFit(List<Integer> wanted, boolean withDependencies, PrintStream out) {
-        long limit = openFilesLimit();
+        long limit = HttpLoad.openFilesLimit();
         List<Integer> fit = new ArrayList<>();
         for (int users : wanted) {
             long needed = (withDependencies ? 3L : 1L) * users + HttpLoad.SPARE_FILES;
@@ -142,13 +141,6 @@ public final class OrderSweep {
             fit.add(users);
         }
         return fit;
-    }
-
-    static long openFilesLimit() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os) {
-            return os.getMaxFileDescriptorCount();
-        }
-        return Long.MAX_VALUE;
     }
 
     /**
