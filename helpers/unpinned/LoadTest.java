@@ -27,9 +27,21 @@ public final class LoadTest {
      * What the load generator measured, what the server used in the same measured window, and what each
      * other process sampled with it used (e.g. a dependency the server calls), in the order given.
      */
-    public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others) {
+    public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
+                           double machineBusyCores) {
         public Measured {
             others = List.copyOf(others);
+        }
+
+        /**
+         * Cores the rest of the machine kept busy during the window (this notebook, the system, a neighbour,
+         * a hypervisor's steal): the machine's busy cores minus what the server, the generator and the others
+         * used; NaN where the machine's CPU can't be read.
+         */
+        public double otherCores() {
+            if (Double.isNaN(machineBusyCores) || !(load.seconds() > 0)) return Double.NaN;
+            double ours = totalCpuUsPerRequest() * load.requests() / 1e6 / load.seconds();
+            return Math.max(0, machineBusyCores - ours);
         }
 
         /** Server plus load generator plus the others: CPU microseconds the whole set-up spent per request. */
@@ -85,14 +97,19 @@ public final class LoadTest {
         all.add(server);
         all.addAll(others);
         List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
+        List<Double> machineBusyCores = new ArrayList<>(); // the whole machine, sampled with the processes
         // the first window may wait for the generator's first compile as well as its warm-up
         try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
             for (int i = 0; i < counts.size(); i++) {
                 Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
                 generator.await(Protocol.WINDOW_START, warmUp);
+                long startNanos = System.nanoTime();
+                double busyBefore = ProcessStats.machineBusySeconds();
                 before.add(all.stream().map(ServerProcess::stats).toList());
                 generator.await(Protocol.WINDOW_END, first.duration().plus(Duration.ofMinutes(1)));
                 after.add(all.stream().map(ServerProcess::stats).toList());
+                double busy = ProcessStats.machineBusySeconds() - busyBefore;
+                machineBusyCores.add(busy / ((System.nanoTime() - startNanos) / 1e9));
             }
             JsonObject result = generator.awaitResult();
             List<HttpLoad.Result> loads = new ArrayList<>();
@@ -104,7 +121,7 @@ public final class LoadTest {
                 for (int p = 0; p < all.size(); p++) {
                     usage.add(ServerProcess.Usage.between(before.get(i).get(p), after.get(i).get(p), loads.get(i).requests()));
                 }
-                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size())));
+                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i)));
             }
             return measured;
         }

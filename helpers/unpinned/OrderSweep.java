@@ -15,9 +15,10 @@ import java.util.Locale;
  *   <li>Little's law: at most min(users, concurrency) orders are in service, each for at least
  *       {@link #SERVICE_SECONDS}, so throughput &lt;= min(U, P) / 0.110 s (P = the pool's threads;
  *       unbounded for virtual threads and Reactor);</li>
- *   <li>the CPU: the machine's cores can't burn more than cores CPU-seconds per second, so throughput
- *       &lt;= cores / (CPU seconds per order of server + load generator + dependencies), each
- *       measured in the same window.</li>
+ *   <li>the CPU: the machine's cores can't burn more than cores CPU-seconds per second, and whatever
+ *       else runs on it takes its share first, so throughput &lt;= (cores - cores busy elsewhere) /
+ *       (CPU seconds per order of server + load generator + dependencies), all measured in the same
+ *       window.</li>
  * </ul>
  */
 public final class OrderSweep {
@@ -70,7 +71,7 @@ public final class OrderSweep {
     public record Row(String impl, int users, double throughput, double littleBoundThroughput, double cpuBoundThroughput,
                       double ratioToLowerBound, double meanMs, double p50Ms, double p99Ms, double maxMs, long errors,
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
-                      double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
+                      double otherCpuCores, double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
                       double publishedThroughput, double windowSeconds) {
         public double lowerBound() {
             return Math.min(littleBoundThroughput, cpuBoundThroughput);
@@ -79,8 +80,10 @@ public final class OrderSweep {
         @Override
         public String toString() {
             return String.format(Locale.ROOT, "%-8s %,6d users: %,8.0f orders/s = %.2f x the lower bound"
-                            + " (Little %,.0f, CPU %,.0f); mean %,.0f ms, p99 %,.0f ms, %d errors", impl, users,
-                    throughput, ratioToLowerBound, littleBoundThroughput, cpuBoundThroughput, meanMs, p99Ms, errors);
+                            + " (Little %,.0f, CPU %,.0f%s); mean %,.0f ms, p99 %,.0f ms, %d errors", impl, users,
+                    throughput, ratioToLowerBound, littleBoundThroughput, cpuBoundThroughput,
+                    otherCpuCores >= 0.05 ? String.format(Locale.ROOT, " with %.2f cores busy elsewhere", otherCpuCores) : "",
+                    meanMs, p99Ms, errors);
         }
     }
 
@@ -116,8 +119,11 @@ public final class OrderSweep {
         return (Math.floor(perWindow) + 1) / perWindow;
     }
 
-    /** The CPU bound: {@code cores} CPU-seconds per second over the CPU seconds one order cost. */
-    public static double cpuBound(int cores, double cpuUsPerRequest) {
+    /**
+     * The CPU bound: the {@code cores} this set-up can have (CPU-seconds per second) over the CPU seconds one order
+     * cost. Other processes' CPU comes off first: cores minus what the rest of the machine used meanwhile.
+     */
+    public static double cpuBound(double cores, double cpuUsPerRequest) {
         if (!(cpuUsPerRequest > 0)) return Double.NaN;
         return cores / (cpuUsPerRequest / 1e6);
     }
@@ -173,12 +179,13 @@ public final class OrderSweep {
         HttpLoad.Result r = m.load();
         ServerProcess.Usage s = m.server();
         double little = littleBound(impl, users, poolThreads);
-        double cpu = cpuBound(cores, m.totalCpuUsPerRequest());
+        double elsewhere = m.otherCores();
+        double cpu = cpuBound(cores - (Double.isNaN(elsewhere) ? 0 : elsewhere), m.totalCpuUsPerRequest());
         double lower = Double.isNaN(cpu) ? little : Math.min(little, cpu);
         double dependencies = m.others().stream().mapToDouble(ServerProcess.Usage::cpuUsPerRequest).sum();
         return new Row(impl, users, r.throughput(), little, cpu, r.throughput() / lower, r.meanMs(), r.p50Ms(),
                 r.p99Ms(), r.maxMs(), r.errors(), s.cpuUsPerRequest(), r.clientCpuUsPerRequest(),
-                m.others().isEmpty() ? Double.NaN : dependencies, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
+                m.others().isEmpty() ? Double.NaN : dependencies, elsewhere, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
                 published(impl, users, "throughput"), r.seconds());
     }
 

@@ -40,6 +40,30 @@ public final class ProcessStats {
         return m;
     }
 
+    /**
+     * CPU seconds the whole machine has been busy since boot, summed over its CPUs (Linux /proc/stat: user,
+     * nice, system, irq, softirq and steal, in 1/100 s ticks), or NaN where that can't be read or doesn't
+     * describe this JVM's CPUs (in a container with a CPU quota, /proc/stat shows the host's).
+     */
+    public static double machineBusySeconds() {
+        try {
+            return machineBusySeconds(Files.readAllLines(Path.of("/proc/stat")), Runtime.getRuntime().availableProcessors());
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN; // not Linux
+        }
+    }
+
+    static double machineBusySeconds(List<String> procStat, int cores) {
+        long cpus = procStat.stream().filter(l -> l.matches("cpu\\d+ .*")).count();
+        String total = procStat.stream().filter(l -> l.startsWith("cpu ")).findFirst().orElse(null);
+        if (total == null || cpus != cores) return Double.NaN;
+        String[] f = total.trim().split("\\s+");
+        if (f.length < 9) return Double.NaN;
+        long busy = 0;
+        for (int i : new int[] {1, 2, 3, 6, 7, 8}) busy += Long.parseLong(f[i]); // user nice system irq softirq steal
+        return busy / 100.0;
+    }
+
     /** The lines of /proc/self/status (Linux), or none. */
     static List<String> procStatus() {
         try {

@@ -143,7 +143,8 @@ public final class Tables {
     static final Map<String, String> HEADER_OVERRIDES = Map.of(
             "rps", "throughput (req/s)",
             "cpus", "CPUs",
-            "littleBoundThroughput", "Little's law bound (req/s)");
+            "littleBoundThroughput", "Little's law bound (req/s)",
+            "otherCpuCores", "cores busy elsewhere");
 
     // Unit words (lower case) anywhere in a name -> the unit shown in brackets.
     private static final Map<String, String> UNITS = Map.of(
