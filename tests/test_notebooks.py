@@ -228,6 +228,65 @@ def test_02_stack_traces_lose_the_caller_in_reactive_code(chapter_02_ran):
     assert blocking["framesInOurCode"] > reactive["framesInOurCode"], (blocking, reactive)
 
 
+# ----------------------------------------------------------------------------- physics of chapter 03
+
+@pytest.fixture(scope="module")
+def chapter_03_ran(results_dir):
+    executed("03-what-a-virtual-thread-is.ipynb")
+    return results_dir
+
+
+def test_03_one_thread_runs_ten_thousand_sleepers_in_about_one_sleep(chapter_03_ran):
+    r = latest_result(chapter_03_ran, "03-one-thread-scheduler")["data"]
+    n, sleep = r["sleepers"], r["sleepMs"]
+    for ms in (r["oneThreadMs"], r["virtualThreadsMs"]):
+        # no task can end before its own sleep; serially they would take n sleeps
+        assert ms >= sleep * 0.999, r
+        assert ms < 0.01 * n * sleep, f"the sleeps did not overlap: {r}"
+    hops = latest_result(chapter_03_ran, "03-carrier-hops")["data"]
+    if hops["cores"] > 1:
+        assert hops["carriersSeen"] > 1 and hops["hops"] > 0, f"virtual threads never changed carrier: {hops}"
+    report(f"03 {n:,} sleepers on one thread: {r['oneThreadMs']:.1f} ms = {r['oneThreadMs'] / sleep:.2f} x one sleep"
+           f" of {sleep} ms (target <= 1.2); virtual threads {r['virtualThreadsMs'] / sleep:.2f} x; carrier changes"
+           f" {hops['hops'] / (hops['threads'] * hops['blocks']):.2f} of blocks")
+
+
+def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03_ran):
+    rows = latest_result(chapter_03_ran, "03-thread-cost")["data"]
+    platform = [r for r in rows if r["kind"] == "platform"]
+    virtual = [r for r in rows if r["kind"] == "virtual"]
+    assert platform and virtual
+    smallest_platform_rss = min(r["rssBytesPerThread"] for r in platform)
+    for v in virtual:
+        # a blocked virtual thread's stack is a heap object: well under a tenth of a platform thread's RSS
+        assert 0 < v["heapBytesPerThread"] < 0.1 * smallest_platform_rss, (v, platform)
+        assert v["liveThreads"] < min(r["liveThreads"] for r in platform), (v, platform)
+    for r in platform:
+        assert r["liveThreads"] >= r["threads"], r  # one OS thread each
+    depth = sorted(latest_result(chapter_03_ran, "03-stack-depth")["data"], key=lambda r: r["depth"])
+    heaps = [r["heapBytesPerThread"] for r in depth]
+    assert heaps == sorted(heaps) and heaps[-1] > 2 * heaps[0], depth
+    per_frame = (heaps[-1] - heaps[0]) / (depth[-1]["depth"] - depth[0]["depth"])
+    v = max(virtual, key=lambda r: r["threads"])
+    p = max(platform, key=lambda r: r["threads"])
+    report(f"03 heap per parked virtual thread: {v['heapBytesPerThread']:,.0f} B at depth {v['depth']}"
+           f" ({v['threads']:,} threads) = {v['heapBytesPerThread'] / p['rssBytesPerThread']:.3f} x a platform"
+           f" thread's RSS ({p['rssBytesPerThread']:,.0f} B); {per_frame:.0f} B more per frame"
+           f" (depth {depth[0]['depth']} -> {depth[-1]['depth']}: {heaps[-1] / heaps[0]:.1f} x)")
+
+
+def test_03_virtual_threads_make_fewer_context_switches(chapter_03_ran):
+    rows = {r["kind"]: r for r in latest_result(chapter_03_ran, "03-context-switches")["data"]}
+    pt, vt = rows["platform"], rows["virtual"]
+    # a sleeping platform thread leaves the CPU at least once per sleep
+    assert pt["voluntary"] >= pt["minimumVoluntary"] > 0, pt
+    assert vt["switchesPerSecond"] < pt["switchesPerSecond"], (pt, vt)
+    report(f"03 context switches, 200 threads x 100 sleeps: platform {pt['switchesPerSecond']:,.0f}/s"
+           f" ({pt['voluntary'] / pt['minimumVoluntary']:.2f} x the one-per-sleep floor), virtual"
+           f" {vt['switchesPerSecond']:,.0f}/s; platform / virtual = {pt['switchesPerSecond'] / vt['switchesPerSecond']:.1f}"
+           f" (published 19,900 / 5,300 = 3.8); user:kernel {pt['userToKernel']:.1f} vs {vt['userToKernel']:.1f}")
+
+
 def _course_jvms(*names: str):
     import psutil
     found = []

@@ -21,6 +21,9 @@ JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 # Every alias needs an entry here: a new snippet cannot slip past the suite. Servers run until stopped, so
 # their entry is what to start them with; the `sleep_server` fixture runs them.
 TINY_ARGS = {
+    "thread-cost": ["--kind", "virtual", "--threads", "500", "--depth", "5"],
+    "context-switches": ["--kind", "platform", "--threads", "20", "--sleeps", "5", "--sleep-ms", "2",
+                         "--warmup-sleeps", "1"],
     "io-bound": JMH_TINY + ["-p", "tasks=40", "-p", "sleepMs=20"],
     "cpu-bound": JMH_TINY + ["-p", "tasks=8", "-p", "updates=2000"],
     "sleep-endpoint": ["--users", "20", "--sleep-ms", "20", "--pool", "4", "--warmup-s", "0.5", "--duration-s", "1"],
@@ -178,6 +181,17 @@ def one_line_error(run, *words):
 
 
 BAD_INPUT = {
+    "thread-cost threads zero": (["thread-cost", "--threads", "0"], ["--threads", "2,000,000", "'0'"]),
+    "thread-cost kind": (["thread-cost", "--kind", "green"], ["--kind", "virtual, platform", "green"]),
+    "thread-cost platform cap": (["thread-cost", "--kind", "platform", "--threads", "6000"],
+                                 ["capped at 5,000", "OS thread", "--kind virtual"]),
+    "thread-cost deep": (["thread-cost", "--depth", "100000"], ["--depth", "5,000", "overflow"]),
+    "context-switches threads text": (["context-switches", "--threads", "abc"], ["--threads", "whole number", "abc"]),
+    "context-switches platform cap": (["context-switches", "--kind", "platform", "--threads", "20000"],
+                                      ["--threads", "1 to 10,000", "OS thread"]),
+    "context-switches sleeps zero": (["context-switches", "--sleeps", "0"], ["--sleeps", "1 to 100,000", "'0'"]),
+    "context-switches too long": (["context-switches", "--sleeps", "100000", "--sleep-ms", "10000"],
+                                  ["--sleep-ms", "10 minutes"]),
     "io-bound executor": (["io-bound", "-p", "executor=bogus"], ["executor", "fixed-N", "virtual", "bogus"]),
     "io-bound pool of 0": (["io-bound", "-p", "executor=fixed-0"], ["executor", "1 to 10,000", "'0'"]),
     "io-bound tasks text": (["io-bound", "-p", "tasks=abc"], ["tasks", "whole number", "abc"]),
@@ -296,3 +310,13 @@ def test_the_course_load_generator_keeps_up_with_wrk():
            f"{result['throughput']:,.0f} req/s, wrk {wrk_rate:,.0f} req/s, course/wrk = {ratio:.3f} (target >= 0.97); "
            f"client CPU per request: course {result['clientCpuUsPerRequest']:.0f} µs, wrk {wrk_cpu / wrk_total * 1e6:.0f} µs")
     assert ratio > 0.8, "the course's generator fell far behind wrk on the same server"
+
+
+def test_a_million_virtual_threads_block_and_end_cleanly():
+    """The full profile's largest run, here in every profile: it takes seconds, and it must never fail."""
+    run = jbang("thread-cost", "--kind", "virtual", "--threads", "1000000", "--depth", "10", timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    result = json.loads(next(l for l in run.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+    assert result["threads"] == 1_000_000 and 0 < result["heapBytesPerThread"] < 10_000, result
+    report(f"03 1,000,000 virtual threads started and blocked in {result['startSeconds']:.2f} s,"
+           f" {result['heapBytesPerThread']:,.0f} B of heap each")

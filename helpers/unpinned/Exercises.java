@@ -39,7 +39,16 @@ public final class Exercises {
             Map.entry("02.5", new Answer("5. Change the code, re-measure", offloadedBound(), 0.25,
                     "a measurement can't beat (threads that may block at once) / 0.100 s; Schedulers.boundedElastic()"
                             + " caps its threads at a multiple of the cores (see its Javadoc); did the server restart"
-                            + " with your change?")));
+                            + " with your change?")),
+            Map.entry("03.1", new Answer("1. Bound", 2 * 50, 0.01,
+                    "no task can end before its own sleeps are over, one after the other")),
+            Map.entry("03.2", new Answer("2. Serial", 200 * 50, 0.01,
+                    "Thread.sleep holds the only thread: nothing else runs until it returns")),
+            Map.entry("03.3", new Answer("3. The floor", 500 * 50, 0.01,
+                    "a sleeping platform thread leaves the CPU at least once per sleep")),
+            Map.entry("03.4", new Answer("4. Change the code, re-measure", 20 * 50, 0.2,
+                    "a measurement: the sleeps run one after another on one thread; did you re-run the cell"
+                            + " after changing blockers?")));
 
     /**
      * Exercise 02.5: 100 users, the blocking 100 ms moved to Reactor's boundedElastic scheduler, whose threads are
