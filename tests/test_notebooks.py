@@ -287,6 +287,68 @@ def test_03_virtual_threads_make_fewer_context_switches(chapter_03_ran):
            f" (published 19,900 / 5,300 = 3.8); user:kernel {pt['userToKernel']:.1f} vs {vt['userToKernel']:.1f}")
 
 
+# ----------------------------------------------------------------------------- physics of chapter 04
+
+@pytest.fixture(scope="module")
+def chapter_04_ran(results_dir):
+    executed("04-the-scheduler.ipynb")
+    return results_dir
+
+
+def test_04_the_timeline_shows_stolen_work_on_every_carrier(chapter_04_ran):
+    t = latest_result(chapter_04_ran, "04-carrier-timeline")["data"]
+    unbalanced, hopping = t["unbalanced"], t["hopping"]
+    carriers = {s["carrier"] for s in unbalanced["segments"]}
+    assert len(carriers) == t["parallelism"], f"segments on {sorted(carriers)}, parallelism {t['parallelism']}"
+    assert unbalanced["steals"] > 0, "the pool's steal counter did not rise during the unbalanced run"
+    if t["parallelism"] > 1:
+        assert unbalanced["stolen"] > 0, unbalanced["stolen"]
+        assert hopping["threadsOnTwoOrMoreCarriers"] >= 1, hopping["threadsOnTwoOrMoreCarriers"]
+    predicted = (t["parallelism"] - 1) / t["parallelism"]
+    report(f"04 unbalanced run: the pool's steal count rose by {unbalanced['steals']:,} for {unbalanced['tasks']:,}"
+           f" tasks; {unbalanced['stolen']:,} tasks ran on another carrier than their spawner's ="
+           f" {unbalanced['stolenShare']:.2f} (prediction (P-1)/P = {predicted:.2f}); sleepers on two or more carriers:"
+           f" {hopping['threadsOnTwoOrMoreCarriers']} of {hopping['hoppers']}")
+
+
+def test_04_computing_scales_with_carriers_and_waiting_does_not(chapter_04_ran):
+    import os
+    rows = {r["carriers"]: r for r in latest_result(chapter_04_ran, "04-carrier-scaling")["data"]}
+    for r in rows.values():
+        # no batch beats its bound: one sleep, or CPU time / min(P, cores) (3 % for 10 ms CPU-time ticks)
+        assert r["ioWallMs"] >= r["ioBoundMs"] * 0.999 and r["cpuWallMs"] >= r["cpuBoundMs"] * 0.97, r
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: a second carrier has no core to run on, so there is no speed-up to check")
+    speed_up = rows[1]["cpuWallMs"] / rows[2]["cpuWallMs"]
+    io_ratio = rows[1]["ioWallMs"] / rows[2]["ioWallMs"]
+    assert 1.5 <= speed_up <= 2.1, f"CPU-bound speed-up from 1 to 2 carriers: {speed_up:.2f}"
+    report(f"04 CPU-bound batch, 1 -> 2 carriers: {speed_up:.2f} x faster (bound 2); sleeping batch {io_ratio:.2f} x")
+
+
+def test_04_no_time_slicing_for_virtual_threads(chapter_04_ran):
+    rows = {r["kind"]: r for r in latest_result(chapter_04_ran, "04-no-time-slicing")["data"]}
+    vt, pt = rows["virtual"], rows["platform"]
+    assert vt["maxDuringHogsMs"] >= 0.9 * vt["hogMs"], vt
+    assert pt["maxDuringHogsMs"] < 0.25 * pt["hogMs"], pt
+    report(f"04 ping lateness while CPU hogs of {vt['hogMs']:.0f} ms hold the cores: virtual threads"
+           f" {vt['maxDuringHogsMs']:.0f} ms = {vt['maxDuringHogsMs'] / vt['hogMs']:.2f} x the hog's run,"
+           f" platform threads {pt['maxDuringHogsMs']:.1f} ms = {pt['maxDuringHogsMs'] / pt['hogMs']:.3f} x")
+
+
+def test_04_the_cpu_endpoint_stays_under_the_cpu_bound(chapter_04_ran):
+    rows = latest_result(chapter_04_ran, "04-cpu-endpoint")["data"]
+    by = {r["server"]: r for r in rows}
+    for r in rows:
+        assert r["errors"] == 0 and r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
+    pool, vt = by["pool of 200"], by["virtual threads"]
+    report(f"04 CPU endpoint: pool of 200 {pool['ratioToBound']:.3f} x its CPU bound, virtual threads"
+           f" {vt['ratioToBound']:.3f} x; virtual / pool = {vt['throughput'] / pool['throughput']:.2f}"
+           f" (published 20.3 / 23.3 = 0.87)")
+    jfr = latest_result(chapter_04_ran, "04-jfr")["data"]
+    assert jfr["events"]["jdk.VirtualThreadStart"] >= jfr["threads"], jfr["events"]
+    assert jfr["pinnedTotal"] >= 1, "no jdk.VirtualThreadPinned event from blocking in a class initializer"
+
+
 def _course_jvms(*names: str):
     import psutil
     found = []

@@ -21,6 +21,12 @@ JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 # Every alias needs an entry here: a new snippet cannot slip past the suite. Servers run until stopped, so
 # their entry is what to start them with; the `sleep_server` fixture runs them.
 TINY_ARGS = {
+    "carrier-scaling": ["--carriers", "2", "--tasks", "10", "--sleep-ms", "5", "--work-ms", "0.5", "--warmups", "0",
+                        "--reps", "1"],
+    "no-time-slicing": ["--kind", "virtual", "--hog-ms", "50", "--pings", "12", "--ping-every-ms", "5"],
+    "carrier-timeline": ["--tasks", "200", "--work-us", "100", "--hops", "5"],
+    "jfr-virtual-threads": ["--threads", "200", "--sleeps", "2", "--pins", "1"],
+    "cpu-endpoint": ["--users", "4", "--n", "100000", "--warmup-s", "0.5", "--duration-s", "1"],
     "thread-cost": ["--kind", "virtual", "--threads", "500", "--depth", "5"],
     "context-switches": ["--kind", "platform", "--threads", "20", "--sleeps", "5", "--sleep-ms", "2",
                          "--warmup-sleeps", "1"],
@@ -181,6 +187,19 @@ def one_line_error(run, *words):
 
 
 BAD_INPUT = {
+    "carrier-scaling carriers zero": (["carrier-scaling", "--carriers", "0"], ["--carriers", "1 to 256", "'0'"]),
+    "carrier-scaling kind": (["carrier-scaling", "--kind", "gpu"], ["--kind", "io, cpu, both", "gpu"]),
+    "no-time-slicing kind": (["no-time-slicing", "--kind", "green"], ["--kind", "virtual, platform", "green"]),
+    "no-time-slicing hogs": (["no-time-slicing", "--hogs", "100000"], ["--hogs", "1 to 256", "'100000'"]),
+    "carrier-timeline tasks zero": (["carrier-timeline", "--tasks", "0"], ["--tasks", "1 to 100,000", "'0'"]),
+    "carrier-timeline too long": (["carrier-timeline", "--tasks", "100000", "--work-us", "100000"],
+                                  ["--tasks", "10 minutes"]),
+    "jfr-virtual-threads threads zero": (["jfr-virtual-threads", "--threads", "0"], ["--threads", "1 to 100,000", "'0'"]),
+    "jfr-virtual-threads pins": (["jfr-virtual-threads", "--pins", "101"], ["--pins", "0 to 100", "'101'"]),
+    "jfr-virtual-threads too many sleeps": (["jfr-virtual-threads", "--threads", "100000", "--sleeps", "11"],
+                                            ["--threads x --sleeps", "1,000,000"]),
+    "cpu-endpoint n zero": (["cpu-endpoint", "--n", "0"], ["--n", "1 to 10,000,000,000", "'0'"]),
+    "cpu-endpoint mode": (["cpu-endpoint", "--mode", "green"], ["--mode", "pool", "virtual", "green"]),
     "thread-cost threads zero": (["thread-cost", "--threads", "0"], ["--threads", "2,000,000", "'0'"]),
     "thread-cost kind": (["thread-cost", "--kind", "green"], ["--kind", "virtual, platform", "green"]),
     "thread-cost platform cap": (["thread-cost", "--kind", "platform", "--threads", "6000"],

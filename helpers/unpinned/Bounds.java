@@ -46,6 +46,15 @@ public final class Bounds {
         return Math.min(users, servers) / serviceSeconds;
     }
 
+    /**
+     * The CPU's throughput ceiling: {@code cores} CPU-seconds per second (less what other processes used) over the
+     * CPU seconds one request costs; NaN when no CPU was measured (no bound, not infinity).
+     */
+    public static double cpuThroughput(double cores, double cpuUsPerRequest) {
+        if (!(cpuUsPerRequest > 0)) return Double.NaN;
+        return cores / (cpuUsPerRequest / 1e6);
+    }
+
     private static void nonNegative(String name, double v) {
         // NaN fails both comparisons, so test the allowed range, not the forbidden one.
         if (!(v >= 0 && v < Double.POSITIVE_INFINITY)) {

@@ -48,7 +48,22 @@ public final class Exercises {
                     "a sleeping platform thread leaves the CPU at least once per sleep")),
             Map.entry("03.4", new Answer("4. Change the code, re-measure", 20 * 50, 0.2,
                     "a measurement: the sleeps run one after another on one thread; did you re-run the cell"
-                            + " after changing blockers?")));
+                            + " after changing blockers?")),
+            Map.entry("04.1", new Answer("1. The default", 16, 0.01,
+                    "the scheduler's parallelism defaults to a number the machine tells you")),
+            Map.entry("04.2", new Answer("2. The CPU bound", 400 * 5 / 2.0, 0.01,
+                    "CPU time over the carriers that can run it at once (and carriers can't exceed useful cores)")),
+            Map.entry("04.3", new Answer("3. No time slicing", 300 - 10, 0.05,
+                    "a carrier frees only when its hog ends; when does the earliest one end, after the sleeper's due"
+                            + " time?")),
+            Map.entry("04.4", new Answer("4. Change the code, re-measure", carrierSpeedUp(3), 0.25,
+                    "a measurement: more carriers than cores add no CPU; did you re-run the scaling cell with 3"
+                            + " carriers and divide the 1-carrier time by the 3-carrier time?")));
+
+    /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
+    static double carrierSpeedUp(int carriers) {
+        return Math.min(carriers, Runtime.getRuntime().availableProcessors());
+    }
 
     /**
      * Exercise 02.5: 100 users, the blocking 100 ms moved to Reactor's boundedElastic scheduler, whose threads are

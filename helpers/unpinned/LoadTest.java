@@ -51,6 +51,15 @@ public final class LoadTest {
             return total;
         }
 
+        /**
+         * The CPU bound of this measurement: the {@code cores}, less what the rest of the machine used, over the CPU
+         * seconds one request cost the server, the generator and the others (NaN when none was measured).
+         */
+        public double cpuBoundThroughput(int cores) {
+            double elsewhere = otherCores();
+            return Bounds.cpuThroughput(cores - (Double.isNaN(elsewhere) ? 0 : elsewhere), totalCpuUsPerRequest());
+        }
+
         @Override
         public String toString() {
             return load + "\n" + server;

@@ -124,8 +124,7 @@ public final class OrderSweep {
      * cost. Other processes' CPU comes off first: cores minus what the rest of the machine used meanwhile.
      */
     public static double cpuBound(double cores, double cpuUsPerRequest) {
-        if (!(cpuUsPerRequest > 0)) return Double.NaN;
-        return cores / (cpuUsPerRequest / 1e6);
+        return Bounds.cpuThroughput(cores, cpuUsPerRequest);
     }
 
     /**
@@ -180,7 +179,7 @@ public final class OrderSweep {
         ServerProcess.Usage s = m.server();
         double little = littleBound(impl, users, poolThreads);
         double elsewhere = m.otherCores();
-        double cpu = cpuBound(cores - (Double.isNaN(elsewhere) ? 0 : elsewhere), m.totalCpuUsPerRequest());
+        double cpu = m.cpuBoundThroughput(cores);
         double lower = Double.isNaN(cpu) ? little : Math.min(little, cpu);
         double dependencies = m.others().stream().mapToDouble(ServerProcess.Usage::cpuUsPerRequest).sum();
         return new Row(impl, users, r.throughput(), little, cpu, r.throughput() / lower, r.meanMs(), r.p50Ms(),

@@ -41,6 +41,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class SleepServer implements AutoCloseable {
     /** Path of the sleeping endpoint. */
     public static final String PATH = "/sleep";
+    /**
+     * Path of the CPU-bound endpoint: {@code GET /cpu?n=N} adds up 1..N twice, as the seminar write-up's CPU
+     * endpoint did (N = 100,000,000 there); it never blocks, so a thread is busy for all of it.
+     */
+    public static final String CPU_PATH = "/cpu";
+    /** Largest N the CPU endpoint accepts (about ten seconds of one core). */
+    public static final long MAX_SUM_TO = 10_000_000_000L;
     /** Accept queue length asked of the OS (Linux caps it at net.core.somaxconn). */
     public static final int BACKLOG = 4096;
     /** Guard against a platform-thread explosion by a typo. */
@@ -138,6 +145,7 @@ public final class SleepServer implements AutoCloseable {
         this.server = s;
         try {
             server.createContext(PATH, this::handle);
+            server.createContext(CPU_PATH, this::handleCpu);
             server.setExecutor(executor);
             server.start();
         } catch (RuntimeException e) {
@@ -170,6 +178,75 @@ public final class SleepServer implements AutoCloseable {
             exchange.sendResponseHeaders(200, BODY.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(BODY);
+            }
+        }
+    }
+
+    /** The CPU endpoint's work: 1 + 2 + ... + n, computed twice; -1 if interrupted on the way (the server stops). */
+    public static long sumTwice(long n) {
+        long total = 0;
+        for (int round = 0; round < 2; round++) {
+            long sum = 0;
+            for (long i = 1; i <= n; i++) {
+                sum += i;
+                if ((i & 0xF_FFFF) == 0 && Thread.currentThread().isInterrupted()) return -1;
+            }
+            total += sum;
+        }
+        return total;
+    }
+
+    /** The n of {@code /cpu?n=N}: 1..{@link #MAX_SUM_TO}, default 1,000,000. */
+    static long sumTo(String query) {
+        String value = null;
+        if (query != null) {
+            for (String pair : query.split("&")) if (pair.startsWith("n=")) value = pair.substring(2);
+        }
+        if (value == null) return 1_000_000;
+        long n;
+        try {
+            n = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("n must be a whole number 1.." + MAX_SUM_TO + ", got '" + value + "'");
+        }
+        if (n < 1 || n > MAX_SUM_TO) throw new IllegalArgumentException("n must be 1.." + MAX_SUM_TO + ", got " + n);
+        return n;
+    }
+
+    private void handleCpu(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            try (InputStream in = exchange.getRequestBody()) {
+                in.transferTo(OutputStream.nullOutputStream());
+            }
+            long n;
+            try {
+                n = sumTo(exchange.getRequestURI().getRawQuery());
+            } catch (IllegalArgumentException e) {
+                byte[] why = (e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8);
+                exchange.sendResponseHeaders(400, why.length);
+                try (OutputStream out = exchange.getResponseBody()) {
+                    out.write(why);
+                }
+                return;
+            }
+            peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+            long result;
+            try {
+                result = sumTwice(n);
+            } finally {
+                inFlight.decrementAndGet();
+            }
+            if (result < 0) { // close() interrupted the work: the server is stopping
+                exchange.getResponseHeaders().set("Connection", "close");
+                exchange.sendResponseHeaders(503, -1);
+                return;
+            }
+            handled.incrementAndGet();
+            byte[] body = (result + "\n").getBytes(StandardCharsets.US_ASCII);
+            exchange.getResponseHeaders().set("Content-Type", "text/plain");
+            exchange.sendResponseHeaders(200, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
             }
         }
     }

@@ -1,0 +1,166 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Machine.java
+//SOURCES ../helpers/unpinned/Course.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/Bounds.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/ProcessStats.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/RunGuard.java
+//SOURCES ../helpers/unpinned/ServerProcess.java
+//SOURCES ../helpers/unpinned/HttpLoad.java
+//SOURCES ../helpers/unpinned/LoadTest.java
+package unpinned.snippets;
+
+/*
+ * S16: a CPU-bound HTTP endpoint under load, on Tomcat's default pool of 200 platform threads and on
+ * virtual threads (the seminar write-up's test 2, CPU endpoint, scaled to a small machine).
+ *
+ * The question: GET /cpu?n=N adds up 1..N twice and never blocks. U users hammer it in a closed loop.
+ * How many requests per second does each server answer?
+ *
+ * The bound: the cores. Each request costs c CPU seconds (server, plus the load generator on the same
+ * machine), so throughput <= (cores - cores busy elsewhere) / c, whatever the threads. Little's law
+ * doesn't help here: the "service time" is itself the CPU's queue. Virtual threads can't beat the
+ * cores; they can only lose a little, because a carrier busy with one request is not time-sliced and
+ * the pool's 200 platform threads are.
+ *
+ * The pitfall: "virtual threads are faster" is a claim about waiting, not computing. The source
+ * (Ray123's seminar write-up, Oct 2024: 2 cores, k6 to 2,000 users, N = 100,000,000) measured 20-21
+ * requests/s on virtual threads and 23-24 on the pool, means of 27-28 s. This scales N and U down so a
+ * run takes seconds; compare ratios (to the CPU bound, and virtual / pool), not raw counts.
+ *
+ * Three JVMs: this one orchestrates; the server (S04, alias sleep-server, its /cpu endpoint) and the
+ * load generator (S05) each run in their own. Results go to results/s16-cpu-endpoint/.
+ */
+
+import unpinned.Cli;
+import unpinned.HttpLoad;
+import unpinned.LoadTest;
+import unpinned.Profile;
+import unpinned.Protocol;
+import unpinned.Results;
+import unpinned.ServerProcess;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+public class S16_CpuEndpointLoad {
+    static final String USAGE = """
+            usage: S16_CpuEndpointLoad [--users N] [--n N] [--pool N] [--mode pool|virtual|both]
+                                       [--warmup-s S] [--duration-s S]
+              --users N       concurrent users (connections), 1..10000 (default 100; full 400)
+              --n N           each request adds up 1..N twice, 1..10000000000 (default 2000000; full 10000000;
+                              the source used 100000000)
+              --pool N        platform threads of the pool server, 1..10000 (default 200, Tomcat's default)
+              --mode M        pool, virtual or both (default both)
+              --warmup-s S    seconds of load before measuring, 0..600 (default 3; full 5)
+              --duration-s S  seconds measured, 1..3600 (default 4; full 15)""";
+
+    record Options(int users, long n, int pool, List<String> modes, Duration warmUp, Duration duration) {}
+
+    static Options parse(String[] args, Profile profile) {
+        Cli cli = Cli.orExit("S16", USAGE, args,
+                Set.of("--users", "--n", "--pool", "--mode", "--warmup-s", "--duration-s"), Set.of());
+        try {
+            String mode = cli.oneOf("--mode", "both", List.of("pool", "virtual", "both"));
+            return new Options(cli.intValue("--users", profile.pick(100, 400), 1, 10_000),
+                    cli.longValue("--n", profile.pick(2_000_000L, 10_000_000L), 1, 10_000_000_000L),
+                    cli.intValue("--pool", 200, 1, 10_000),
+                    mode.equals("both") ? List.of("pool", "virtual") : List.of(mode),
+                    Duration.ofMillis((long) (1000 * cli.doubleValue("--warmup-s", profile.pick(3, 5), 0, 600))),
+                    Duration.ofMillis((long) (1000 * cli.doubleValue("--duration-s", profile.pick(4, 15), 1, 3600))));
+        } catch (IllegalArgumentException e) {
+            return Cli.exit("S16", e.getMessage());
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Profile profile = Profile.announceOrExit("S16");
+        Options o = parse(args, profile);
+        try {
+            Results.checkDir();
+            HttpLoad.requireOpenFiles(2L * o.users() + 2 * HttpLoad.SPARE_FILES, o.users() + " users (client and server)");
+        } catch (IllegalStateException e) {
+            Cli.exit("S16", e.getMessage());
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        System.out.println(String.format(Locale.ROOT, "%d users, each request adds up 1..%,d twice, closed loop on"
+                + " 127.0.0.1; warm-up %.0f s, measured %.0f s; bound: %d cores / CPU seconds per request", o.users(),
+                o.n(), o.warmUp().toMillis() / 1e3, o.duration().toMillis() / 1e3, cores));
+        List<Map<String, Object>> runs = new ArrayList<>();
+        for (String mode : o.modes()) {
+            runs.add(measure(mode, o, cores));
+        }
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("users", o.users());
+        data.put("n", o.n());
+        data.put("pool", o.pool());
+        data.put("cores", cores);
+        data.put("runs", runs);
+        if (runs.size() == 2) {
+            double ratio = (double) runs.get(1).get("throughput") / (double) runs.get(0).get("throughput");
+            data.put("virtualOverPool", ratio);
+            System.out.println(String.format(Locale.ROOT, "virtual / pool: %.2f (the source: 20.3 / 23.3 = 0.87)", ratio));
+        }
+        Protocol.result(data);
+        System.out.println("saved " + Results.save("s16-cpu-endpoint", data));
+    }
+
+    /** One server in its own JVM under the load: its throughput, the CPU bound, latency and threads. */
+    static Map<String, Object> measure(String mode, Options o, int cores) {
+        try (ServerProcess server = ServerProcess.start("S04_SleepServer.java", "--mode", mode,
+                "--threads", Integer.toString(o.pool()))) {
+            URI cpu = server.uri().resolve("/cpu?n=" + o.n());
+            LoadTest.Measured m = LoadTest.measure(server,
+                    HttpLoad.Options.closedLoop(cpu, o.users(), o.warmUp(), o.duration()));
+            HttpLoad.Result r = m.load();
+            double bound = m.cpuBoundThroughput(cores);
+            int peak = server.stats().get("peakConcurrency").getAsInt();
+            System.out.println(String.format(Locale.ROOT, "%-8s %,8.1f req/s = %.3f x the CPU bound %,.1f (server %,.0f µs +"
+                            + " client %,.0f µs CPU per request, %.2f cores busy elsewhere); mean %,.0f ms, p99 %,.0f ms,"
+                            + " %d errors; %d live threads, at most %d requests computing at once",
+                    mode, r.throughput(), r.throughput() / bound, bound, m.server().cpuUsPerRequest(),
+                    r.clientCpuUsPerRequest(), m.otherCores(), r.meanMs(), r.p99Ms(), r.errors(),
+                    m.server().liveThreads(), peak));
+            Map<String, Object> run = new LinkedHashMap<>();
+            run.put("mode", mode);
+            run.put("threads", mode.equals("pool") ? o.pool() : 0);
+            run.put("throughput", r.throughput());
+            run.put("cpuBoundThroughput", bound);
+            run.put("ratioToBound", r.throughput() / bound);
+            run.put("meanMs", r.meanMs());
+            run.put("p99Ms", r.p99Ms());
+            run.put("errors", r.errors());
+            run.put("serverCpuUsPerRequest", m.server().cpuUsPerRequest());
+            run.put("clientCpuUsPerRequest", r.clientCpuUsPerRequest());
+            run.put("otherCpuCores", m.otherCores());
+            run.put("serverLiveThreads", m.server().liveThreads());
+            run.put("peakConcurrency", peak);
+            run.put("windowSeconds", r.seconds());
+            return run;
+        }
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang cpu-endpoint                         (both servers; ~20 s quick)
+ *   tools/jbang cpu-endpoint --mode virtual --n 100000000 --users 200 --duration-s 60   (the source's N)
+ *   tools/jbang sleep-server --port 8080 & curl 'http://127.0.0.1:8080/cpu?n=1000000'
+ *
+ * What you should see (2 cores, JDK 25, quick profile): both servers at 0.9-1.0 of the CPU bound, within
+ * a few percent of each other; the pool holds 200+ live threads, the virtual server a handful; the mean
+ * latency is users / throughput, far above one request's CPU time, for both. Neither model creates CPU.
+ */
