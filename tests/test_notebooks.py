@@ -319,7 +319,8 @@ def test_04_computing_scales_with_carriers_and_waiting_does_not(chapter_04_ran):
         assert r["ioWallMs"] >= r["ioBoundMs"] * 0.999 and r["cpuWallMs"] >= r["cpuBoundMs"] * 0.97, r
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: a second carrier has no core to run on, so there is no speed-up to check")
-    speed_up = rows[1]["cpuWallMs"] / rows[2]["cpuWallMs"]
+    # the fastest of the measured batches: a neighbour's burst can slow a median, never speed up a minimum
+    speed_up = rows[1]["cpuWallMinMs"] / rows[2]["cpuWallMinMs"]
     io_ratio = rows[1]["ioWallMs"] / rows[2]["ioWallMs"]
     assert 1.5 <= speed_up <= 2.1, f"CPU-bound speed-up from 1 to 2 carriers: {speed_up:.2f}"
     report(f"04 CPU-bound batch, 1 -> 2 carriers: {speed_up:.2f} x faster (bound 2); sleeping batch {io_ratio:.2f} x")
