@@ -1,6 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Machine.java
 //SOURCES ../helpers/unpinned/Course.java
@@ -41,6 +42,7 @@ package unpinned.snippets;
  * Results go to results/s11-context-switches/.
  */
 
+import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.Protocol;
@@ -113,7 +115,7 @@ public class S11_ContextSwitches {
         } else {
             System.out.printf(Locale.ROOT, "expect far fewer than one per sleep: a sleeping virtual thread unmounts"
                     + " with no OS switch; only the %d carriers and the timer thread block in the kernel, when they run"
-                    + " out of work%n", carriers());
+                    + " out of work%n", Carriers.parallelism());
         }
 
         Measured m;
@@ -353,16 +355,6 @@ public class S11_ContextSwitches {
         return n;
     }
 
-    /** Carriers of virtual threads: the scheduler's parallelism, one per core unless set. */
-    static int carriers() {
-        String set = System.getProperty("jdk.virtualThreadScheduler.parallelism");
-        try {
-            if (set != null) return Integer.parseInt(set.trim());
-        } catch (NumberFormatException e) {
-            // the JDK refuses a bad value itself
-        }
-        return Runtime.getRuntime().availableProcessors();
-    }
 }
 
 /*

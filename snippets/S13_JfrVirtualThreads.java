@@ -1,6 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Machine.java
 //SOURCES ../helpers/unpinned/Course.java
@@ -42,6 +43,7 @@ package unpinned.snippets;
  * results/s13-jfr-virtual-threads/ (a .json and a .jfr per run).
  */
 
+import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.Protocol;
@@ -224,7 +226,7 @@ public class S13_JfrVirtualThreads {
         for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) present.put(t.getName(), t);
         System.out.printf(Locale.ROOT, "%,d virtual threads x %,d sleeps of %d ms, then %d x 2 pinning threads"
                         + " (%d ms in a class initializer / in synchronized); %d carriers, Java %s%n", o.threads(),
-                o.sleeps(), SLEEP_MS, o.pins(), PIN_MS, carriers(), Runtime.version());
+                o.sleeps(), SLEEP_MS, o.pins(), PIN_MS, Carriers.parallelism(), Runtime.version());
         List<String> absent = EVENTS.stream().filter(n -> !present.containsKey(n)).toList();
         System.out.println("JFR event types on this JDK: " + String.join(", ",
                 EVENTS.stream().filter(present::containsKey).map(n -> n.substring(4)).toList())
@@ -602,7 +604,7 @@ public class S13_JfrVirtualThreads {
             pinned.add(m);
         }
         if (o.pins() > 0) {
-            int carriers = carriers();
+            int carriers = Carriers.parallelism();
             long workloadPins = byCase.getOrDefault(CASE_CLINIT, 0L) + byCase.getOrDefault(CASE_SYNCHRONIZED, 0L);
             System.out.printf(Locale.ROOT, "pins phase: %,d ms for %d threads that each block %d ms. A pinned one"
                             + " holds its carrier while it sleeps: %d pinned on %d carriers take at least %,d ms, and"
@@ -666,7 +668,7 @@ public class S13_JfrVirtualThreads {
         data.put("pins", o.pins());
         data.put("sleepMs", SLEEP_MS);
         data.put("pinMs", PIN_MS);
-        data.put("carriers", carriers());
+        data.put("carriers", Carriers.parallelism());
         data.put("recordingMs", recordingMs);
         data.put("events", events);
         data.put("threadKinds", p.kinds);
@@ -729,16 +731,6 @@ public class S13_JfrVirtualThreads {
         return nl < 0 ? text : text.substring(0, nl);
     }
 
-    /** Carriers of virtual threads: the scheduler's parallelism, one per core unless set. */
-    static int carriers() {
-        String set = System.getProperty("jdk.virtualThreadScheduler.parallelism");
-        try {
-            if (set != null) return Integer.parseInt(set.trim());
-        } catch (NumberFormatException e) {
-            // the JDK refuses a bad value itself
-        }
-        return Runtime.getRuntime().availableProcessors();
-    }
 }
 
 /*

@@ -1,6 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Machine.java
 //SOURCES ../helpers/unpinned/Course.java
@@ -36,6 +37,7 @@ package unpinned.snippets;
  * charged to the measured ones. One carrier count per JVM. Results go to results/s14-carrier-scaling/.
  */
 
+import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.Protocol;
@@ -126,7 +128,7 @@ public class S14_CarrierScaling {
     static void run(Options o) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors();
         int effective = Math.min(o.carriers(), cores);
-        ForkJoinPool pool = carrierPool();
+        ForkJoinPool pool = Carriers.pool();
         int seen = pool.getParallelism();
         if (seen != o.carriers()) {
             throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
@@ -349,30 +351,6 @@ public class S14_CarrierScaling {
         }
         SINK.addAndGet(h);
         return (double) best / (chunks * (long) CHUNK);
-    }
-
-    /**
-     * The carriers' ForkJoinPool, found from inside a virtual thread: its toString names its carrier
-     * ("VirtualThread[#22]/runnable@ForkJoinPool-1-worker-1"), a ForkJoinWorkerThread among the live threads.
-     * Creating this probe is what makes the JVM create the scheduler.
-     */
-    static ForkJoinPool carrierPool() throws InterruptedException {
-        AtomicReference<ForkJoinPool> found = new AtomicReference<>();
-        AtomicReference<String> carrierName = new AtomicReference<>();
-        Thread probe = Thread.ofVirtual().start(() -> {
-            String me = Thread.currentThread().toString();
-            String carrier = me.substring(me.lastIndexOf('@') + 1);
-            carrierName.set(carrier);
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t instanceof ForkJoinWorkerThread w && t.getName().equals(carrier)) found.set(w.getPool());
-            }
-        });
-        if (!probe.join(Duration.ofSeconds(30))) throw new IllegalStateException("a probe virtual thread did not end");
-        if (found.get() == null) {
-            throw new IllegalStateException("cannot find the carriers' ForkJoinPool: no ForkJoinWorkerThread named '"
-                    + carrierName.get() + "' among the live threads");
-        }
-        return found.get();
     }
 
     /** CPU nanoseconds so far of each live carrier thread of {@code pool}, by thread id. */

@@ -1,6 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Machine.java
 //SOURCES ../helpers/unpinned/Course.java
@@ -34,6 +35,7 @@ package unpinned.snippets;
  * One kind per JVM. Results go to results/s15-no-time-slicing/.
  */
 
+import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.Protocol;
@@ -49,7 +51,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -117,7 +118,7 @@ public class S15_NoTimeSlicing {
         ForkJoinPool pool = null;
         int carriers = 0;
         if (o.virtual()) {
-            pool = carrierPool();
+            pool = Carriers.pool();
             carriers = pool.getParallelism();
             if (carriers != cores) {
                 throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d"
@@ -309,29 +310,6 @@ public class S15_NoTimeSlicing {
             h ^= h >>> 29;
         }
         return h;
-    }
-
-    /**
-     * The carriers' ForkJoinPool, found from inside a virtual thread: its toString names its carrier
-     * ("VirtualThread[#22]/runnable@ForkJoinPool-1-worker-1"), a ForkJoinWorkerThread among the live threads.
-     */
-    static ForkJoinPool carrierPool() throws InterruptedException {
-        AtomicReference<ForkJoinPool> found = new AtomicReference<>();
-        AtomicReference<String> carrierName = new AtomicReference<>();
-        Thread probe = Thread.ofVirtual().start(() -> {
-            String me = Thread.currentThread().toString();
-            String carrier = me.substring(me.lastIndexOf('@') + 1);
-            carrierName.set(carrier);
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t instanceof ForkJoinWorkerThread w && t.getName().equals(carrier)) found.set(w.getPool());
-            }
-        });
-        if (!probe.join(Duration.ofSeconds(30))) throw new IllegalStateException("a probe virtual thread did not end");
-        if (found.get() == null) {
-            throw new IllegalStateException("cannot find the carriers' ForkJoinPool: no ForkJoinWorkerThread named '"
-                    + carrierName.get() + "' among the live threads");
-        }
-        return found.get();
     }
 
     static void checkFailure() {

@@ -1,6 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Machine.java
 //SOURCES ../helpers/unpinned/Course.java
@@ -57,6 +58,7 @@ package unpinned.snippets;
  * (a .json and the .jfr of the run, side by side; try `jfr view pinned-threads FILE`).
  */
 
+import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.Protocol;
@@ -94,7 +96,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -296,7 +297,7 @@ public class S17_PinningCases {
         int feature = Runtime.version().feature();
         int n = o.threads();
         long s = o.sleepMs();
-        ForkJoinPool pool = carrierPool(); // the first virtual thread: the scheduler is created now
+        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
         if (pool.getParallelism() != 1) {
             throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
                     + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
@@ -624,30 +625,6 @@ public class S17_PinningCases {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
-    }
-
-    /**
-     * The carriers' ForkJoinPool, found from inside a virtual thread: its toString names its carrier
-     * ("VirtualThread[#22]/runnable@ForkJoinPool-1-worker-1"), a ForkJoinWorkerThread among the live threads.
-     * Creating this probe is what makes the JVM create the scheduler.
-     */
-    static ForkJoinPool carrierPool() throws InterruptedException {
-        AtomicReference<ForkJoinPool> found = new AtomicReference<>();
-        AtomicReference<String> carrierName = new AtomicReference<>();
-        Thread probe = Thread.ofVirtual().name(THREAD_PREFIX + "probe").start(() -> {
-            String me = Thread.currentThread().toString();
-            String carrier = me.substring(me.lastIndexOf('@') + 1);
-            carrierName.set(carrier);
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t instanceof ForkJoinWorkerThread w && t.getName().equals(carrier)) found.set(w.getPool());
-            }
-        });
-        if (!probe.join(Duration.ofSeconds(30))) throw new IllegalStateException("a probe virtual thread did not end");
-        if (found.get() == null) {
-            throw new IllegalStateException("cannot find the carriers' ForkJoinPool: no ForkJoinWorkerThread named '"
-                    + carrierName.get() + "' among the live threads");
-        }
-        return found.get();
     }
 
     // ---- reading the recording ----------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -344,13 +343,7 @@ public final class Timeline {
      *                               virtual threads are scheduled)
      */
     public static ForkJoinPool virtualThreadScheduler() throws InterruptedException {
-        AtomicReference<String> carrier = new AtomicReference<>();
-        Thread.ofVirtual().start(() -> carrier.set(currentCarrier())).join();
-        for (Thread t : Thread.getAllStackTraces().keySet()) {
-            if (t.getName().equals(carrier.get()) && t instanceof ForkJoinWorkerThread w) return w.getPool();
-        }
-        throw new IllegalStateException("no ForkJoinWorkerThread named '" + carrier.get() + "' among the live threads:"
-                + " this JDK does not schedule virtual threads on a ForkJoinPool");
+        return Carriers.pool();
     }
 
     // ---- analysis -----------------------------------------------------------------------------------------------
