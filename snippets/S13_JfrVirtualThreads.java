@@ -10,6 +10,7 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/Jfr.java
 package unpinned.snippets;
 
 /*
@@ -45,13 +46,13 @@ package unpinned.snippets;
 
 import unpinned.Carriers;
 import unpinned.Cli;
+import unpinned.Jfr;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
 
 import jdk.jfr.EventSettings;
 import jdk.jfr.EventType;
-import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
 import jdk.jfr.ValueDescriptor;
 import jdk.jfr.consumer.RecordedClass;
@@ -59,20 +60,15 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedFrame;
 import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
-import jdk.jfr.consumer.RecordingFile;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -110,7 +106,7 @@ public class S13_JfrVirtualThreads {
     static final long FIRST_BUCKET_MS = 50;
 
     static final String START = "jdk.VirtualThreadStart", END = "jdk.VirtualThreadEnd",
-            PINNED = "jdk.VirtualThreadPinned", SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed",
+            PINNED = Jfr.PINNED, SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed",
             SLEEP = "jdk.ThreadSleep", PARK = "jdk.ThreadPark",
             FREEZE = "jdk.ContinuationFreeze", THAW = "jdk.ContinuationThaw";
     static final List<String> CONTINUATION_EVENTS = List.of(FREEZE, THAW, "jdk.ContinuationFreezeFast",
@@ -126,8 +122,6 @@ public class S13_JfrVirtualThreads {
     static final List<String> MAIN_SERIES = List.of(START, END, PINNED, SLEEP_VIRTUAL, PARK_CARRIER);
 
     static final String CASE_CLINIT = "class initializer", CASE_SYNCHRONIZED = "synchronized";
-    static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
 
     record Options(int threads, int sleeps, int pins) {}
 
@@ -176,29 +170,8 @@ public class S13_JfrVirtualThreads {
     public static void main(String[] args) {
         Profile profile = Profile.announceOrExit("S13");
         Options o = parse(profile, args);
-        if (!FlightRecorder.isAvailable()) {
-            fail("JDK Flight Recorder is not available in this JVM (module jdk.jfr missing or JFR disabled);"
-                    + " run on a JDK with JFR");
-        }
-        Path tmp = null;
-        try {
-            tmp = Files.createTempFile("s13-", ".jfr");
-            tmp.toFile().deleteOnExit(); // if the JVM is stopped midway (once kept, the file is no longer there)
-            run(o, tmp);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            deleteQuietly(tmp);
-            fail("interrupted; nothing saved");
-        } catch (IllegalStateException | UncheckedIOException | OutOfMemoryError | IOException e) {
-            deleteQuietly(tmp);
-            fail(e.getMessage() + "; nothing saved");
-        }
-    }
-
-    /** A failed measurement (not bad input): one line on stderr, exit code 1. */
-    static void fail(String message) {
-        System.err.println("S13: " + message);
-        System.exit(1);
+        // A temporary .jfr for the run; if it fails: "S13: <why>; nothing saved", exit code 1, and no file left.
+        Jfr.runOrExit("S13", tmp -> run(o, tmp));
     }
 
     static Options parse(Profile profile, String[] args) {
@@ -222,8 +195,7 @@ public class S13_JfrVirtualThreads {
 
     static void run(Options o, Path tmp) throws InterruptedException, IOException {
         int feature = Runtime.version().feature();
-        Map<String, EventType> present = new LinkedHashMap<>();
-        for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) present.put(t.getName(), t);
+        Map<String, EventType> present = Jfr.eventTypes();
         System.out.printf(Locale.ROOT, "%,d virtual threads x %,d sleeps of %d ms, then %d x 2 pinning threads"
                         + " (%d ms in a class initializer / in synchronized); %d carriers, Java %s%n", o.threads(),
                 o.sleeps(), SLEEP_MS, o.pins(), PIN_MS, Carriers.parallelism(), Runtime.version());
@@ -262,15 +234,7 @@ public class S13_JfrVirtualThreads {
         Parsed p = parse(tmp, recordingStart, bucketMs, buckets);
 
         Map<String, Object> data = summarize(o, present, w, p, recordingMs, bucketMs);
-        Path jfr = keep(tmp);
-        data.put("jfrFile", jfr.toString());
-        Protocol.result(data);
-        try {
-            System.out.println("saved " + Results.save(ID, data) + " and " + jfr);
-        } catch (RuntimeException e) {
-            deleteQuietly(jfr);
-            throw e;
-        }
+        Jfr.saveWithRecording(ID, data, tmp); // the .json and the .jfr side by side, or neither
     }
 
     // ---- the workload -------------------------------------------------------------------------------------------
@@ -303,7 +267,7 @@ public class S13_JfrVirtualThreads {
         };
 
         Protocol.progress(String.format(Locale.ROOT, "%,d sleepers x %,d sleeps", n, k));
-        long p1 = sinceMs(recordingStart);
+        long p1 = Jfr.sinceMs(recordingStart);
         Thread[] sleepers = new Thread[n];
         SchedulerDump dump;
         try {
@@ -314,21 +278,21 @@ public class S13_JfrVirtualThreads {
                         + " sleeps after %.0f s (at least %.2f s expected): the machine is overloaded", k,
                         timeoutNanos / 1e9, minNanos / 1e9));
             }
-            phases.add(new Phase("sleepers", p1, sinceMs(recordingStart)));
-            long h = sinceMs(recordingStart);
+            phases.add(new Phase("sleepers", p1, Jfr.sinceMs(recordingStart)));
+            long h = Jfr.sinceMs(recordingStart);
             if (feature >= 24) Protocol.progress("jcmd Thread.vthread_scheduler while " + n + " sleepers wait");
             dump = schedulerDump(feature);
-            phases.add(new Phase(feature >= 24 ? "jcmd" : "wait", h, sinceMs(recordingStart)));
+            phases.add(new Phase(feature >= 24 ? "jcmd" : "wait", h, Jfr.sinceMs(recordingStart)));
         } catch (OutOfMemoryError e) {
             throw new IllegalStateException("cannot start " + n + " virtual threads: " + e.getMessage());
         } finally {
-            long r = sinceMs(recordingStart);
+            long r = Jfr.sinceMs(recordingStart);
             release.countDown();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             for (Thread t : sleepers) {
                 if (t != null) t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
             }
-            phases.add(new Phase("release", r, sinceMs(recordingStart)));
+            phases.add(new Phase("release", r, Jfr.sinceMs(recordingStart)));
         }
         for (Thread t : sleepers) {
             if (t.isAlive()) throw new IllegalStateException("a sleeper had not ended 60 s after its release");
@@ -342,7 +306,7 @@ public class S13_JfrVirtualThreads {
             byte[] slowInit = classBytes(SlowInit.class);
             ClassLoader parent = S13_JfrVirtualThreads.class.getClassLoader();
             List<Thread> pinners = new ArrayList<>();
-            long p2 = sinceMs(recordingStart), t0 = System.nanoTime();
+            long p2 = Jfr.sinceMs(recordingStart), t0 = System.nanoTime();
             for (int i = 0; i < o.pins(); i++) {
                 pinners.add(Thread.ofVirtual().name("s13-clinit-" + i).start(() -> {
                     try {
@@ -368,7 +332,7 @@ public class S13_JfrVirtualThreads {
                 if (t.isAlive()) throw new IllegalStateException(t.getName() + " had not ended in time");
             }
             pinsMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            phases.add(new Phase("pins", p2, sinceMs(recordingStart)));
+            phases.add(new Phase("pins", p2, Jfr.sinceMs(recordingStart)));
             if (failure.get() != null) throw new IllegalStateException(failure.get());
         }
         return new Workload(phases, dump, pinsMs);
@@ -425,7 +389,7 @@ public class S13_JfrVirtualThreads {
             return new SchedulerDump(null, "cannot run " + jcmd + ": " + e.getMessage());
         } finally {
             if (p != null && p.isAlive()) p.destroyForcibly();
-            deleteQuietly(out);
+            Jfr.deleteQuietly(out);
         }
     }
 
@@ -455,38 +419,36 @@ public class S13_JfrVirtualThreads {
         Parsed p = new Parsed();
         p.buckets = buckets;
         long bucketNanos = TimeUnit.MILLISECONDS.toNanos(bucketMs);
-        try (RecordingFile rf = new RecordingFile(file)) {
-            while (rf.hasMoreEvents()) {
-                RecordedEvent e = rf.readEvent();
-                String name = e.getEventType().getName();
-                p.counts.merge(name, 1L, Long::sum);
-                if (!EVENTS.contains(name)) continue;
-                String label = name;
-                if (name.equals(SLEEP) || name.equals(PARK)) {
-                    String kind = threadKind(e.getThread());
-                    p.kinds.computeIfAbsent(name, x -> new TreeMap<>()).merge(kind, 1L, Long::sum);
-                    label = name + "/" + kind;
-                }
-                long[] s = p.series.computeIfAbsent(label, x -> new long[buckets]);
-                long at = Duration.between(start, e.getStartTime()).toNanos() / bucketNanos;
-                s[(int) Math.max(0, Math.min(buckets - 1, at))]++;
-                if (name.equals(PINNED)) {
-                    p.pins.add(new Pin(e.getStartTime(), e.getDuration().toNanos() / 1e6, pinCase(e),
-                            string(e, "pinnedReason"), string(e, "blockingOperation"), threadName(e, "carrierThread")));
-                } else if (CONTINUATION_EVENTS.contains(name)) {
-                    ContinuationFacts f = p.continuation.computeIfAbsent(name, x -> new ContinuationFacts());
-                    if (f.sample == null) f.sample = sample(e);
-                    f.events++;
-                    RecordedThread t = e.getThread();
-                    if (t != null) {
-                        f.eventThreads.add(t.getJavaThreadId());
-                        if (t.isVirtual()) f.virtualEventThread++;
-                    }
-                    String carrier = threadName(e, "carrierThread");
-                    if (carrier != null) f.carriers.add(carrier);
-                }
+        Jfr.forEachEvent(file, e -> {
+            String name = e.getEventType().getName();
+            p.counts.merge(name, 1L, Long::sum);
+            if (!EVENTS.contains(name)) return;
+            String label = name;
+            if (name.equals(SLEEP) || name.equals(PARK)) {
+                String kind = threadKind(e.getThread());
+                p.kinds.computeIfAbsent(name, x -> new TreeMap<>()).merge(kind, 1L, Long::sum);
+                label = name + "/" + kind;
             }
-        }
+            long[] s = p.series.computeIfAbsent(label, x -> new long[buckets]);
+            long at = Duration.between(start, e.getStartTime()).toNanos() / bucketNanos;
+            s[(int) Math.max(0, Math.min(buckets - 1, at))]++;
+            if (name.equals(PINNED)) {
+                Jfr.PinnedFields f = Jfr.pinnedFields(e); // pinnedReason, blockingOperation, carrierThread: JDK 24+
+                p.pins.add(new Pin(e.getStartTime(), e.getDuration().toNanos() / 1e6, pinCase(e), f.reason(),
+                        f.blockingOperation(), f.carrier()));
+            } else if (CONTINUATION_EVENTS.contains(name)) {
+                ContinuationFacts f = p.continuation.computeIfAbsent(name, x -> new ContinuationFacts());
+                if (f.sample == null) f.sample = sample(e);
+                f.events++;
+                RecordedThread t = e.getThread();
+                if (t != null) {
+                    f.eventThreads.add(t.getJavaThreadId());
+                    if (t.isVirtual()) f.virtualEventThread++;
+                }
+                String carrier = Jfr.threadName(e, "carrierThread");
+                if (carrier != null) f.carriers.add(carrier);
+            }
+        });
         p.pins.sort(Comparator.comparing(Pin::start));
         return p;
     }
@@ -518,31 +480,13 @@ public class S13_JfrVirtualThreads {
         return "other";
     }
 
-    static String string(RecordedEvent e, String field) {
-        if (!e.hasField(field)) return null;
-        Object v = e.getValue(field);
-        return v == null ? null : v.toString();
-    }
-
-    static String threadName(RecordedEvent e, String field) {
-        if (!e.hasField(field)) return null;
-        Object v = e.getValue(field);
-        return v instanceof RecordedThread t ? describe(t) : null;
-    }
-
-    static String describe(RecordedThread t) {
-        String name = t.getJavaName() != null ? t.getJavaName() : t.getOSName();
-        String shown = name == null || name.isEmpty() ? "#" + t.getJavaThreadId() : name;
-        return shown + (t.isVirtual() ? " (virtual)" : "");
-    }
-
     /** Every field of one event as text (stack traces left out). */
     static Map<String, String> sample(RecordedEvent e) {
         Map<String, String> m = new LinkedHashMap<>();
         for (ValueDescriptor d : e.getFields()) {
             Object v = e.getValue(d.getName());
             if (v instanceof RecordedStackTrace) continue;
-            String text = v instanceof RecordedThread t ? describe(t) + ", id " + t.getJavaThreadId()
+            String text = v instanceof RecordedThread t ? Jfr.describe(t) + ", id " + t.getJavaThreadId()
                     : v instanceof RecordedClass c ? c.getName() : String.valueOf(v);
             m.put(d.getName(), text);
         }
@@ -687,40 +631,6 @@ public class S13_JfrVirtualThreads {
     }
 
     // ---- small helpers ------------------------------------------------------------------------------------------
-
-    /** Moves the recording into the results folder: {@code <stamp>-<profile>.jfr}, like Results names its files. */
-    static Path keep(Path tmp) throws IOException {
-        Path folder = Results.dir().resolve(ID);
-        Files.createDirectories(folder);
-        for (int attempt = 0; ; attempt++) {
-            Path target = folder.resolve(STAMP.format(Instant.now().plusMillis(attempt)) + "-"
-                    + Profile.current().id() + ".jfr");
-            try {
-                Path kept = Files.move(tmp, target);
-                try { // a temporary file is private (rw-------); results files are readable like the .json next to it
-                    Files.setPosixFilePermissions(kept, PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: its defaults stand
-                }
-                return kept;
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) throw e;
-            }
-        }
-    }
-
-    static void deleteQuietly(Path p) {
-        if (p == null) return;
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // a temporary file; the OS cleans up eventually
-        }
-    }
-
-    static long sinceMs(Instant start) {
-        return Duration.between(start, Instant.now()).toMillis();
-    }
 
     static long ceilDiv(long a, long b) {
         return (a + b - 1) / b;

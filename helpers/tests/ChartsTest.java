@@ -285,6 +285,30 @@ class ChartsTest {
     }
 
     @Test
+    void groupedBarsDrawOneBarPerSeriesAndTheReferenceLines() {
+        List<String> cases = List.of("none", "synchronized", "native frame");
+        Map<String, double[]> jdks = new LinkedHashMap<>();
+        jdks.put("JDK 21", new double[] {1.0, 2.0, Double.NaN});
+        jdks.put("JDK 25", new double[] {1.0, 1.0, 2.0});
+        Map<String, Double> refs = new LinkedHashMap<>();
+        refs.put("unmounts: 1 x", 1.0);
+        refs.put("pins: 2 x", 2.0);
+        var chart = Charts.groupedBarsChart("Time / sleep", "time / sleep", cases, jdks, refs);
+        assertEquals(List.of("JDK 21", "JDK 25"), List.copyOf(chart.getSeriesMap().keySet()));
+        assertEquals(Arrays.asList(1.0, 2.0, null), new java.util.ArrayList<>(chart.getSeriesMap().get("JDK 21").getYData()));
+        assertTrue(chart.getStyler().getYAxisMax() >= 2.0, "the highest reference line is on the axis");
+        BufferedImage img = Charts.render(chart);
+        assertDrawn(img);
+        assertTrue(countColor(img, BLUE) > 300 && countColor(img, ORANGE) > 300, "both series drawn");
+        BoundsTest.assertMessage("series 'JDK 25' must have one value per label (3), got 2", () -> Charts.groupedBarsChart("t", "y",
+                cases, Map.of("JDK 25", new double[] {1, 2}), Map.of()));
+        BoundsTest.assertMessage("labels must be unique", () -> Charts.groupedBarsChart("t", "y", List.of("a", "a"),
+                Map.of("s", new double[] {1, 2}), Map.of()));
+        BoundsTest.assertMessage("reference 'r' must be a finite number", () -> Charts.groupedBarsChart("t", "y", List.of("a"),
+                Map.of("s", new double[] {1}), Map.of("r", Double.NaN)));
+    }
+
+    @Test
     void ratiosRefuseNothingToDivide() {
         BoundsTest.assertMessage("rows must have at least one row with a bound and a measured or published value",
                 () -> Charts.ratios("t", List.of(new Comparison("a", 1, Double.NaN, 2))));

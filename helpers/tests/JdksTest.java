@@ -165,6 +165,36 @@ class JdksTest {
         assertMessage("no snippet S99_Missing.java in", () -> Jdks.commandOn(course, "S99_Missing.java", List.of()));
     }
 
+    @Test
+    void runsTheCourseJdksOwnTools() {
+        assertTrue(Jdks.tool("jcmd", "-h").contains("jcmd"), "jcmd -h prints its usage");
+        assertMessage("name must be a JDK tool", () -> Jdks.tool("../bin/sh"));
+        assertMessage("the course JDK has no tool 'nosuchtool'", () -> Jdks.tool("nosuchtool"));
+        var e = assertThrows(IllegalStateException.class, () -> Jdks.tool("jfr", "print", tmp.resolve("missing.jfr").toString()));
+        assertTrue(e.getMessage().startsWith("jfr print"), e.getMessage());
+    }
+
+    @Test
+    void theJdkOptionIsTakenOutOfTheArguments() {
+        Jdks.JdkArgs none = Jdks.splitJdkOption(new String[] {"--threads", "2"});
+        assertEquals(null, none.value());
+        assertEquals(List.of("--threads", "2"), none.rest());
+        Jdks.JdkArgs spaced = Jdks.splitJdkOption(new String[] {"--threads", "2", "--jdk", "21", "--case", "all"});
+        assertEquals("21", spaced.value());
+        assertEquals(List.of("--threads", "2", "--case", "all"), spaced.rest());
+        assertEquals("course", Jdks.splitJdkOption(new String[] {"--jdk=course"}).value());
+        assertMessage("--jdk needs a value: 21 or course", () -> Jdks.splitJdkOption(new String[] {"--jdk"}));
+    }
+
+    @Test
+    void theJdkOptionNamesTheCourseJdkOrJdk21() {
+        Jdks.Jdk course = Jdks.course();
+        assertEquals(course, Jdks.requested("course"));
+        assertEquals(course, Jdks.requested(String.valueOf(course.feature())));
+        assertMessage("--jdk must be 21 or course (this JDK, " + course.feature() + "), got '17'", () -> Jdks.requested("17"));
+        if (Jdks.jdk21().isPresent()) assertEquals(21, Jdks.requested("21").feature());
+    }
+
     /** The real thing: S11 built once by JBang on the course JDK, run by each JDK's own java. */
     @Test
     void aSnippetRunsOnEachJdkSideBySide() {

