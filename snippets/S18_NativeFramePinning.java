@@ -1,0 +1,550 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 22+
+//JAVAC_OPTIONS --release 22
+//RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
+//SOURCES ../helpers/unpinned/Carriers.java
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Machine.java
+//SOURCES ../helpers/unpinned/Course.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/RunGuard.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/Jdks.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Jfr.java
+package unpinned.snippets;
+
+/*
+ * S18: does a native frame on the stack still pin a virtual thread, on this JDK?
+ *
+ * The question: since JDK 24 (JEP 491) a virtual thread that blocks while holding a monitor unmounts (S17).
+ * What still pins is a frame the JVM cannot move off the carrier's stack: a class initializer (S17's
+ * class-init) and a native frame. A native frame is there when Java calls C and C calls Java back: with the
+ * FFM API, a downcall (Java -> native) whose native code calls an upcall stub (native -> Java). This snippet
+ * blocks inside such an upcall, on ONE carrier (jdk.virtualThreadScheduler.parallelism = maxPoolSize =
+ * minRunnable = 1, set in this JVM before its first virtual thread, then checked, as in S17): N virtual
+ * threads each block S ms in
+ *   none                 plain Thread.sleep (the control: never pins);
+ *   native-upcall-sleep  the same Thread.sleep, inside an upcall: each thread sorts two ints with the C library's
+ *                        qsort (a downcall, found by Linker.nativeLinker().defaultLookup()) and a Java comparator
+ *                        (an upcall stub of its own) that sleeps S ms on its first call, then compares. Two ints
+ *                        take one comparison; the comparator counts its calls and sleeps only once anyway.
+ *
+ * The bounds: if the sleep unmounts the thread, the N sleeps overlap on the one carrier and the case takes
+ * about 1 x S; if it pins, the carrier is held for the whole sleep and they take turns: N x S. Each case is
+ * timed from the first start to the last end; each thread notes when it first ran (its wait for the carrier:
+ * up to (N - 1) x S when the others pin). A JFR recording (in this JVM, threshold 0) counts each case's
+ * jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+. A case "pins" when its
+ * time is nearer N x S than 1 x S, or when it has pinned events.
+ *
+ * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22; JDK 21 has it only as a
+ * preview (--enable-preview, and a different API), so this snippet is compiled for Java 22 and JDK 21 cannot
+ * run it: --jdk 21 is refused (S17 runs on both). Calling native code is a restricted operation: without
+ * --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ prints a warning,
+ * and a later JDK may refuse. An exception that leaves an upcall ends the JVM (it can't unwind through C), so
+ * the comparator catches everything and hands it back. What pins is not the native call itself (qsort of two
+ * ints takes microseconds, and a thread running C code is busy, not blocked) but blocking while its frame is
+ * on the stack: any C library that calls back into Java (a JNI callback, a listener, a comparator) does this.
+ *
+ * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded it
+ * (threads are named s18-<case>-<i>); a warm-up goes first (one thread sorts with a 1 ms sleep in its
+ * comparator, so the FFM call paths and JFR's event writer are set up before the cases) and is left out.
+ * Results go to results/s18-native-frame-pinning/ (a .json and the .jfr of the run, side by side; try
+ * `jfr view pinned-threads FILE`).
+ */
+
+import unpinned.Carriers;
+import unpinned.Cli;
+import unpinned.Jdks;
+import unpinned.Jfr;
+import unpinned.Profile;
+import unpinned.Protocol;
+import unpinned.Results;
+
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedThread;
+
+import java.io.IOException;
+import java.lang.foreign.AddressLayout;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+public class S18_NativeFramePinning {
+    static final String USAGE = """
+            usage: S18_NativeFramePinning [--case NAME|all] [--threads N] [--sleep-ms S] [--jdk course]
+              --case NAME     none, native-upcall-sleep, or all (default: all, each in turn)
+              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
+              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
+              --jdk course    run on the course JDK (default: the JDK running this); --jdk 21 is refused: the
+                              FFM API is final since JDK 22, and this snippet is compiled for Java 22
+            Always on one carrier. A run may take at most 10 minutes if every case pinned:
+            cases x threads x sleep-ms <= 600 s.""";
+
+    static final String ID = "s18-native-frame-pinning";
+    static final List<String> CASES = List.of("none", "native-upcall-sleep");
+    static final Map<String, String> OPERATION = Map.of(
+            "none", "Thread.sleep",
+            "native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls (an FFM"
+                    + " upcall inside a downcall), each thread its own sort and upcall stub");
+    static final int MAX_THREADS = 1_000, MIN_SLEEP_MS = 10, MAX_SLEEP_MS = 10_000;
+    static final long BUDGET_MS = TimeUnit.MINUTES.toMillis(10);
+    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
+    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
+    static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
+    static final String THREAD_PREFIX = "s18-", WARM_UP = "s18-warm-up";
+    static final String NEEDS_22 = "the native-frame case needs JDK 22+: the FFM API (java.lang.foreign) is final"
+            + " since JDK 22 and only a preview in JDK 21, so JDK 21 cannot run it; run it on the course JDK (S17"
+            + " compares JDK 21 and the course JDK for the other cases)";
+
+    record Options(List<String> cases, int threads, int sleepMs) {}
+
+    /**
+     * What one case measured outside JFR: the time from the first start to the last end; the longest any thread
+     * waited from that first start until it first ran (for the carrier); the most carrier threads seen; and, in the
+     * native case, how often the comparators were called and how many slept.
+     */
+    record Timed(String name, double elapsedMs, double carrierWaitMs, int carrierThreadsMax, int upcalls,
+                 int sleeps) {}
+
+    // ---- the native part: qsort and a comparator that sleeps -------------------------------------------------------
+
+    /** {@code void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, const void *))} */
+    static final FunctionDescriptor QSORT = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS);
+    /** The comparator qsort calls: two pointers to the elements (here ints), and an int back. */
+    static final AddressLayout INT_POINTER = ADDRESS.withTargetLayout(JAVA_INT);
+    static final FunctionDescriptor COMPARATOR = FunctionDescriptor.of(JAVA_INT, INT_POINTER, INT_POINTER);
+
+    /** The C library's qsort as a method handle (a downcall), and SleepyComparator.compare to make upcall stubs of. */
+    record Qsort(Linker linker, MethodHandle qsort, MethodHandle compare) {
+        static Qsort link() {
+            Linker linker = Linker.nativeLinker();
+            MemoryLayout sizeT = linker.canonicalLayouts().get("size_t");
+            if (sizeT == null || sizeT.byteSize() != JAVA_LONG.byteSize()) {
+                throw new IllegalStateException("this snippet passes size_t as a 64-bit long; this platform's size_t"
+                        + " is " + (sizeT == null ? "unknown" : sizeT.byteSize() * 8 + "-bit"));
+            }
+            MemorySegment address = linker.defaultLookup().find("qsort").orElseThrow(() -> new IllegalStateException(
+                    "the C library has no qsort here (Linker.nativeLinker().defaultLookup() does not find it)"));
+            try {
+                MethodHandle compare = MethodHandles.lookup().findVirtual(SleepyComparator.class, "compare",
+                        MethodType.methodType(int.class, MemorySegment.class, MemorySegment.class));
+                return new Qsort(linker, linker.downcallHandle(address, QSORT), compare);
+            } catch (NoSuchMethodException | IllegalAccessException e) {
+                throw new IllegalStateException("cannot find SleepyComparator.compare: " + e);
+            }
+        }
+
+        /** An upcall stub: a C function pointer that calls {@code c.compare}; valid until {@code arena} closes. */
+        MemorySegment stub(SleepyComparator c, Arena arena) {
+            return linker.upcallStub(compare.bindTo(c), COMPARATOR, arena);
+        }
+
+        /** Sorts {2, 1} with qsort and {@code comparator}: Java -> qsort (native) -> comparator (Java) -> back. */
+        void sortTwo(MemorySegment comparator) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment ints = arena.allocateFrom(JAVA_INT, 2, 1); // out of order, so qsort must compare them
+                qsort.invokeExact(ints, 2L, JAVA_INT.byteSize(), comparator);
+                if (ints.getAtIndex(JAVA_INT, 0) != 1) throw new IllegalStateException("qsort did not sort {2, 1}");
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) { // invokeExact declares Throwable; qsort throws nothing checked
+                throw new IllegalStateException("qsort failed: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * qsort's comparator, one per thread: on its first call it sleeps S ms, in the upcall, with qsort's native frame
+     * below it on the stack. Nothing may leave an upcall (an exception there ends the JVM): a failure is kept for
+     * the thread to rethrow once qsort has returned.
+     */
+    static final class SleepyComparator {
+        private final long sleepMs;
+        private int calls, sleeps;
+        private Throwable failure;
+
+        SleepyComparator(long sleepMs) {
+            this.sleepMs = sleepMs;
+        }
+
+        int compare(MemorySegment a, MemorySegment b) {
+            try {
+                if (calls++ == 0) {
+                    Thread.sleep(sleepMs);
+                    sleeps++;
+                }
+                return Integer.compare(a.get(JAVA_INT, 0), b.get(JAVA_INT, 0));
+            } catch (Throwable e) {
+                if (failure == null) failure = e;
+                return 0;
+            }
+        }
+
+        /** Throws what went wrong in the upcall, if anything (an interrupt as InterruptedException again). */
+        void rethrow() throws InterruptedException {
+            if (failure instanceof InterruptedException e) throw e;
+            if (failure != null) throw new IllegalStateException("the comparator failed in the upcall: " + failure);
+        }
+    }
+
+    public static void main(String[] args) {
+        refuseJdk21(args); // before Jdks: it would build this snippet and find that JDK 21 can't load it
+        args = Jdks.honourJdkOption("S18", "S18_NativeFramePinning.java", args); // --jdk course: the course JDK
+        Profile profile = Profile.announceOrExit("S18");
+        Options o = parse(profile, args); // reading the profile and parsing start no thread
+        // Before anything can create a virtual thread: the JDK reads these once, when it creates the first one.
+        System.setProperty(PARALLELISM, "1");
+        System.setProperty(MAX_POOL_SIZE, "1");
+        System.setProperty(MIN_RUNNABLE, "1");
+        // A temporary .jfr for the run; if it fails: "S18: <why>; nothing saved", exit code 1, and no file left.
+        Jfr.runOrExit("S18", tmp -> run(o, tmp));
+    }
+
+    /** --jdk 21 (or --jdk=21): one line and exit code 2; the FFM API this needs is final since JDK 22. */
+    static void refuseJdk21(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i], option = Jdks.JDK_OPTION;
+            String value = a.equals(option) && i + 1 < args.length ? args[i + 1]
+                    : a.startsWith(option + "=") ? a.substring(option.length() + 1) : null;
+            if (value != null && value.strip().equals(String.valueOf(Jdks.OLD_FEATURE))) Cli.exit("S18", NEEDS_22);
+        }
+    }
+
+    static Options parse(Profile profile, String[] args) {
+        Cli cli = Cli.orExit("S18", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of());
+        try {
+            List<String> allowed = new ArrayList<>(CASES);
+            allowed.add("all");
+            String name = cli.oneOf("--case", "all", allowed);
+            List<String> cases = name.equals("all") ? CASES : List.of(name);
+            int threads = cli.intValue("--threads", 2, 1, MAX_THREADS);
+            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), MIN_SLEEP_MS, MAX_SLEEP_MS);
+            long worstMs = (long) cases.size() * threads * sleepMs;
+            if (worstMs > BUDGET_MS) {
+                boolean one = cases.size() == 1;
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "%d case%s x --threads x --sleep-ms ="
+                        + " %d x %,d x %,d ms = %,d s if %s pinned; at most 10 minutes (600 s) allowed: use fewer"
+                        + " --threads or a shorter --sleep-ms%s", cases.size(), one ? "" : "s", cases.size(), threads,
+                        sleepMs, (worstMs + 999) / 1_000, one ? "it" : "every case", one ? "" : ", or one --case"));
+            }
+            Results.checkDir();
+            return new Options(cases, threads, sleepMs);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit("S18", e.getMessage());
+        }
+    }
+
+    static void run(Options o, Path tmp) throws InterruptedException, IOException {
+        int feature = Runtime.version().feature();
+        int n = o.threads();
+        long s = o.sleepMs();
+        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
+        if (pool.getParallelism() != 1) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
+                    + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
+        }
+        if (!Jfr.eventTypes().containsKey(Jfr.PINNED)) {
+            throw new IllegalStateException("this JDK's JFR has no " + Jfr.PINNED + " event");
+        }
+        boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
+        // JDK 22+ let the class path call restricted methods without it too, but warn: was it given to this JVM?
+        boolean nativeAccess = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(a -> a.startsWith("--enable-native-access"));
+        Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
+
+        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
+                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
+                pool.getParallelism(), Runtime.version());
+        System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
+                + (nativeAccess ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
+                + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
+        if (n == 1) {
+            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
+                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
+        } else {
+            System.out.printf(Locale.ROOT, "bounds: if the sleep unmounts, the %,d overlap: ~%,d ms (1 x the sleep);"
+                    + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%n", n, s, n * s, n);
+        }
+
+        List<Timed> timed = new ArrayList<>();
+        Instant recordingStart;
+        try (Recording recording = new Recording()) {
+            recording.setName(ID);
+            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
+            Protocol.progress("starting JFR");
+            recording.start();
+            recordingStart = recording.getStartTime();
+            try {
+                warmUp(qsort, pool);
+                for (int i = 0; i < o.cases().size(); i++) {
+                    String name = o.cases().get(i);
+                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
+                            o.cases().size(), name, n, s));
+                    timed.add(runCase(name, n, s, pool, qsort));
+                }
+            } finally {
+                recording.stop();
+            }
+            Protocol.progress("dumping and reading the recording");
+            recording.dump(tmp);
+        }
+        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
+        Jfr.forEachEvent(tmp, e -> {
+            if (e.getEventType().getName().equals(Jfr.PINNED)) {
+                pins.computeIfAbsent(group(e.getThread()), x -> new Jfr.PinnedTally()).add(e);
+            }
+        });
+
+        List<Map<String, Object>> cases = new ArrayList<>();
+        for (Timed t : timed) {
+            Jfr.PinnedTally e = pins.getOrDefault(t.name(), new Jfr.PinnedTally());
+            long pinned = e.events(), unmountBound = s, pinBound = n * s;
+            double ratio = t.elapsedMs() / s;
+            boolean timeTells = n > 1;
+            boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
+            boolean pinsCarrier = slow || pinned > 0;
+            String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
+                    : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1"
+                            + " carrier: %,.0f ms = %.2f x the sleep (bounds: 1 x if it unmounts, %d x if it pins);"
+                            + " %d pinned event%s", t.name(), n, n == 1 ? "" : "s", s, t.elapsedMs(), ratio, n, pinned,
+                    pinned == 1 ? "" : "s"));
+            if (pinned > 0) {
+                line.append(reasonFields ? " (reason: " + Jfr.counted(e.reasons()) + "; blocking: "
+                        + Jfr.counted(e.blockingOperations()) + ")" : " (no reason fields before JDK 24)");
+            }
+            line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
+            if (t.name().equals("native-upcall-sleep")) {
+                line.append(String.format(Locale.ROOT, "; %d upcall%s, %d slept", t.upcalls(),
+                        t.upcalls() == 1 ? "" : "s", t.sleeps()));
+            }
+            line.append(" -> ").append(pinsCarrier ? "pins" : "unmounts").append(" (").append(evidence).append(')');
+            System.out.println(line);
+
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("case", t.name());
+            c.put("operation", OPERATION.get(t.name()));
+            c.put("elapsedMs", round(t.elapsedMs(), 1));
+            c.put("ratioToSleep", round(ratio, 3));
+            c.put("unmountBoundMs", unmountBound);
+            c.put("pinBoundMs", pinBound);
+            c.put("pinnedEvents", pinned);
+            c.put("pinnedMs", round(e.ms(), 1));
+            c.put("reasons", e.reasons());
+            c.put("blockingOperations", e.blockingOperations());
+            c.put("pinnedCarriers", e.carriers());
+            c.put("carrierWaitMsMax", round(t.carrierWaitMs(), 1));
+            c.put("carrierThreadsMax", t.carrierThreadsMax());
+            c.put("upcalls", t.upcalls());
+            c.put("sleepsInUpcalls", t.sleeps());
+            c.put("pins", pinsCarrier);
+            c.put("evidence", evidence);
+            cases.add(c);
+        }
+        Jfr.PinnedTally warm = pins.getOrDefault(WARM_UP, new Jfr.PinnedTally());
+        Jfr.PinnedTally other = pins.getOrDefault("other", new Jfr.PinnedTally());
+        System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
+                warm.events(), warm.events() == 1 ? "" : "s", other.events(),
+                other.events() == 0 ? "" : " " + (reasonFields ? other.reasons() : "(no reason fields)"));
+        if (!reasonFields) {
+            System.out.println("(JDK " + feature + "'s " + Jfr.PINNED + " has no pinnedReason or blockingOperation:"
+                    + " they came in JDK 24)");
+        }
+
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("javaVersion", Runtime.version().toString());
+        data.put("feature", feature);
+        data.put("carriers", 1);
+        data.put("parallelismSeen", pool.getParallelism());
+        data.put("threads", n);
+        data.put("sleepMs", s);
+        data.put("cases", cases);
+        data.put("warmUpPinnedEvents", warm.events());
+        data.put("otherPinnedEvents", other.events());
+        data.put("otherPinnedReasons", other.reasons());
+        data.put("pinnedReasonFields", reasonFields);
+        data.put("enableNativeAccessGiven", nativeAccess);
+        data.put("recording", "one per run, threshold 0; events counted by the name of the virtual thread that"
+                + " recorded them (s18-<case>-<i>)");
+        data.put("recordingStart", recordingStart.toString());
+        Jfr.saveWithRecording(ID, data, tmp); // the .json and the .jfr side by side, or neither
+    }
+
+    // ---- the cases ----------------------------------------------------------------------------------------------
+
+    /**
+     * A plain sleep of 1 ms and one sort whose comparator sleeps 1 ms, in one virtual thread, so the timed sleep of a
+     * virtual thread, the FFM call paths and JFR's event writer are all set up before the cases.
+     */
+    static void warmUp(Qsort qsort, ForkJoinPool pool) throws InterruptedException {
+        SleepyComparator comparator = new SleepyComparator(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment stub = qsort.stub(comparator, arena);
+            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
+                try {
+                    plainSleep(1);
+                    qsort.sortTwo(stub);
+                    comparator.rethrow();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
+        }
+        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
+        if (pool.getPoolSize() > 1) throw tooManyCarriers(pool.getPoolSize(), "the warm-up");
+    }
+
+    /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
+    static Timed runCase(String name, int n, long s, ForkJoinPool pool, Qsort qsort) throws InterruptedException {
+        boolean upcall = name.equals("native-upcall-sleep");
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CountDownLatch done = new CountDownLatch(n);
+        long[] firstRun = new long[n]; // read after done.await: the latch orders them
+        long[] t0 = new long[1];
+        SleepyComparator[] comparators = new SleepyComparator[n];
+        MemorySegment[] stubs = new MemorySegment[n];
+        Thread[] threads = new Thread[n];
+        int carriersMax = pool.getPoolSize();
+        long elapsed;
+        // Shared: a stub is made here and passed to qsort in another thread. Closed when every sort has returned.
+        try (Arena arena = Arena.ofShared()) {
+            for (int i = 0; upcall && i < n; i++) { // made before the clock starts: the case times only the sorts
+                comparators[i] = new SleepyComparator(s);
+                stubs[i] = qsort.stub(comparators[i], arena);
+            }
+            Thread.Builder builder = Thread.ofVirtual().name(THREAD_PREFIX + name + "-", 0);
+            // Generous: twice the pinned bound, and a minute. A case that is stuck fails rather than hangs.
+            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(2 * n * s) + TimeUnit.SECONDS.toNanos(60);
+            try {
+                t0[0] = System.nanoTime(); // before the first start: Thread.start orders it before the thread's reads
+                for (int i = 0; i < n; i++) {
+                    int me = i;
+                    threads[i] = builder.start(() -> {
+                        firstRun[me] = System.nanoTime() - t0[0];
+                        try { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
+                            if (upcall) nativeUpcallSleep(qsort, stubs[me], comparators[me]);
+                            else plainSleep(s);
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        } finally {
+                            done.countDown();
+                        }
+                    });
+                }
+                // Every 5 ms: has the scheduler added a carrier? (The main thread is no carrier.)
+                while (!done.await(5, TimeUnit.MILLISECONDS)) {
+                    carriersMax = Math.max(carriersMax, pool.getPoolSize());
+                    if (System.nanoTime() - t0[0] > timeoutNanos) {
+                        throw new IllegalStateException(String.format(Locale.ROOT, "case %s: %d of %d threads had"
+                                + " not ended after %.0f s (the pinned bound is %,d ms)", name, done.getCount(), n,
+                                timeoutNanos / 1e9, n * s));
+                    }
+                }
+                elapsed = System.nanoTime() - t0[0];
+                for (Thread t : threads) { // each has counted down: it is ending, if not gone
+                    if (!t.join(Duration.ofSeconds(10))) throw new IllegalStateException(t.getName() + " did not end");
+                }
+            } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
+                for (Thread t : threads) if (t != null) t.interrupt();
+                throw e;
+            }
+        }
+        carriersMax = Math.max(carriersMax, pool.getPoolSize());
+        if (failure.get() != null) throw new IllegalStateException("case " + name + " failed: " + failure.get());
+        if (carriersMax > 1) throw tooManyCarriers(carriersMax, "case " + name);
+        int upcalls = 0, sleeps = 0;
+        for (SleepyComparator c : comparators) {
+            if (c == null) continue;
+            upcalls += c.calls;
+            sleeps += c.sleeps;
+        }
+        return new Timed(name, elapsed / 1e6, Arrays.stream(firstRun).max().orElse(0) / 1e6, carriersMax, upcalls,
+                sleeps);
+    }
+
+    /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
+    static void plainSleep(long s) throws InterruptedException {
+        Thread.sleep(s);
+    }
+
+    /** Thread.sleep inside qsort's comparator: Java -> qsort (C) -> the comparator (Java) -> sleep. */
+    static void nativeUpcallSleep(Qsort qsort, MemorySegment stub, SleepyComparator comparator)
+            throws InterruptedException {
+        qsort.sortTwo(stub);
+        comparator.rethrow();
+    }
+
+    static IllegalStateException tooManyCarriers(int seen, String when) {
+        return new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads during %s,"
+                + " not 1 (%s was set to 1): the bounds assume one carrier", seen, when, MAX_POOL_SIZE));
+    }
+
+    /** s18-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
+    static String group(RecordedThread t) {
+        String name = t == null ? null : t.getJavaName();
+        if (name == null) return "other";
+        if (name.equals(WARM_UP)) return WARM_UP;
+        for (String c : CASES) if (name.startsWith(THREAD_PREFIX + c + "-")) return c;
+        return "other";
+    }
+
+    static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang native-frame-pinning                             (both cases, 2 threads x 200 ms each)
+ *   tools/jbang native-frame-pinning --case native-upcall-sleep --threads 10 --sleep-ms 50
+ *   tools/jbang native-frame-pinning --jdk 21                    (refused: FFM is final since JDK 22)
+ *   on any other JDK 22+: java --enable-native-access=ALL-UNNAMED \
+ *       -cp "$(tools/jbang info classpath native-frame-pinning)" unpinned.snippets.S18_NativeFramePinning
+ *   jfr view pinned-threads results/s18-native-frame-pinning/<newest>.jfr
+ *
+ * What you should see (2 cores, JDK 25.0.3; quick profile, 2 threads x 200 ms, ~1 s of cases; elapsed / sleep):
+ *   none                 1.01-1.04, 0 pinned events; the threads waited 2-7 ms for the carrier (the JIT's first pass)
+ *   native-upcall-sleep  2.01, 2 pinned events, pinnedReason "Native or VM frame on stack", blockingOperation
+ *                        "LockSupport.park", carrier ForkJoinPool-1-worker-1; the second thread waited ~200 ms for
+ *                        the carrier; 2 upcalls, 2 slept (glibc's qsort compares two ints once)
+ *   The warm-up's pinned event (~1 ms) is left out. The same sleep pins in the upcall and unmounts outside it:
+ *   JEP 491 freed monitors, not native frames. `jfr view pinned-threads` puts all of them under
+ *   SleepyComparator.compare(...); `jfr print --events jdk.VirtualThreadPinned --stack-depth 20` shows the stack
+ *   going from compare straight to Qsort.sortTwo: JFR lists Java frames only, so qsort's C frame (the one that
+ *   pins) and the upcall stub are not on it. Full profile (2 x 2 s): 1.00 and 2.00 x, 2 pinned events.
+ *   --threads 10 --sleep-ms 50: none 1.06 x, native-upcall-sleep 10.10 x with 10 pinned events.
+ *   --threads 1000 --sleep-ms 10 --case native-upcall-sleep: 1,000 pinned events, 10.4 s (1,038 x), ~13 s in all.
+ *   Started by plain java without --enable-native-access: four "WARNING: A restricted method ..." lines first,
+ *   and the same results. --jdk 21: the one line "S18: the native-frame case needs JDK 22+: ...", exit code 2.
+ *   (JDK 22-23 should pin the same way but record no pinnedReason; not measured here.)
+ */
