@@ -410,11 +410,26 @@ def test_an_alias_works_from_outside_the_checkout(tmp_path):
     assert wrapper_args(checkout, "no-such-alias", cwd=outside) == ["no-such-alias"]
 
 
-def test_the_catalog_aliases_are_plain_script_refs():
-    """The wrapper replaces an alias by its script outside the checkout; other alias properties would be lost."""
+def test_the_catalog_aliases_are_script_refs_with_arguments_at_most():
+    """The wrapper replaces an alias by its script and arguments outside the checkout; other properties would be lost."""
     from conftest import catalog
     for name, alias in catalog().items():
-        assert set(alias) <= {"script-ref", "description"}, f"alias {name}: teach tools/jbang about {set(alias)}"
+        assert set(alias) <= {"script-ref", "arguments", "description"}, f"alias {name}: teach tools/jbang about {set(alias)}"
+        assert all(isinstance(a, str) and "\n" not in a for a in alias.get("arguments", [])), name
+
+
+def test_an_alias_with_arguments_keeps_them_outside_the_checkout(tmp_path):
+    checkout = fake_checkout(tmp_path / "course", java_feature="21")
+    catalog_file = checkout / "jbang-catalog.json"
+    data = json.loads(catalog_file.read_text())
+    data["aliases"]["io-twice"] = {"script-ref": "snippets/S01_IoBoundExecutors.java", "arguments": ["-p", "tasks=2"],
+                                   "description": "a test alias"}
+    catalog_file.write_text(json.dumps(data))
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    script = os.path.join(os.path.realpath(checkout), "snippets", "S01_IoBoundExecutors.java")
+    assert wrapper_args(checkout, "io-twice", "-h", cwd=outside) == [script, "-p", "tasks=2", "-h"]
+    assert wrapper_args(checkout, "run", "io-twice", "x", cwd=outside) == ["run", script, "-p", "tasks=2", "x"]
 
 
 @pytest.mark.parametrize("feature, expected", [("21", False), ("23", False), ("24", True), ("25", True)])
@@ -492,3 +507,30 @@ def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, mo
     overrides = json.loads((tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json").read_text())
     assert overrides["@jupyterlab/apputils-extension:notification"]["fetchNews"] == "false"
     assert overrides["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]["markdown"] == "Markdown Preview"
+
+
+def test_set_up_fetches_spring_boot_for_chapter_06_and_says_what_to_do_when_it_cannot(tmp_path, monkeypatch):
+    found = course.spring_snippets()
+    assert [p.name for p, _ in found] == ["S20_SpringBootApp.java"], found
+    version = found[0][1]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"pin Spring Boot to a release, not {version}"
+    monkeypatch.setattr(course, "STATE", tmp_path)
+    calls = []
+
+    def fake_build(cmd, what, env=None, every=10):
+        calls.append((cmd, what))
+        jar = course.spring_jar(version)
+        jar.parent.mkdir(parents=True, exist_ok=True)
+        jar.write_text("")
+
+    monkeypatch.setattr(course, "run_with_progress", fake_build)
+    assert course.build_spring_snippets() == f"{version} (S20_SpringBootApp.java)"
+    assert calls[0][0][-2:] == ["build", str(found[0][0])] and version in calls[0][1]
+    assert str(course.spring_jar(version)).startswith(str(tmp_path / "m2")), "downloads stay in .course/m2"
+
+    def failing(cmd, what, env=None, every=10):
+        raise course.SetupError(f"{what} failed (exit code 1); the end of the log:\nCould not resolve artifact")
+
+    monkeypatch.setattr(course, "run_with_progress", failing)
+    with pytest.raises(course.SetupError, match=r"(?s)Maven Central.*run the command again.*Could not resolve"):
+        course.build_spring_snippets()
