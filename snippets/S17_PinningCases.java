@@ -90,12 +90,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.IntFunction;
 
 public class S17_PinningCases {
     static final String USAGE = """
@@ -477,70 +475,36 @@ public class S17_PinningCases {
 
     /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
     static Timed runCase(String name, int n, long s, ForkJoinPool pool) throws InterruptedException {
-        AtomicReference<Throwable> failure = new AtomicReference<>();
         Object shared = new Object(); // contended-monitor's
         byte[] bytes = name.equals("class-init") ? classBytes(SlowInit.class) : null;
         ClassLoader parent = S17_PinningCases.class.getClassLoader();
         classInitSleepMs = s;
-        CountDownLatch done = new CountDownLatch(n);
-        long[] firstRun = new long[n], monitorWait = new long[n]; // read after done.await: the latch orders them
-        long[] t0 = new long[1];
-        IntFunction<Runnable> task = i -> () -> {
-            firstRun[i] = System.nanoTime() - t0[0];
-            try {
-                switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
-                    case "none" -> Thread.sleep(s);
-                    case "synchronized-sleep" -> synchronizedSleep(s);
-                    case "contended-monitor" -> monitorWait[i] = contendedMonitor(shared, s);
-                    case "object-wait" -> objectWait(s);
-                    case "reentrant-lock" -> reentrantLockSleep(s);
-                    case "class-init" -> classInit(parent, bytes);
-                    default -> throw new IllegalArgumentException("no case " + name);
-                }
-            } catch (Throwable e) {
-                failure.compareAndSet(null, e);
-            } finally {
-                done.countDown();
+        long[] monitorWait = new long[n]; // read after the batch: its end orders them
+        Carriers.Task task = i -> {
+            switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
+                case "none" -> Thread.sleep(s);
+                case "synchronized-sleep" -> synchronizedSleep(s);
+                case "contended-monitor" -> monitorWait[i] = contendedMonitor(shared, s);
+                case "object-wait" -> objectWait(s);
+                case "reentrant-lock" -> reentrantLockSleep(s);
+                case "class-init" -> classInit(parent, bytes);
+                default -> throw new IllegalArgumentException("no case " + name);
             }
         };
-
         PrintStream real = System.out;
         TraceCounter counter = new TraceCounter(real);
         System.setOut(new PrintStream(counter, true, real.charset()));
-        Thread[] threads = new Thread[n];
-        int carriersMax = pool.getPoolSize();
-        // Generous: twice the pinned bound, and a minute. A case that is stuck fails rather than hangs.
-        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(2 * n * s) + TimeUnit.SECONDS.toNanos(60);
-        long elapsed;
-        try {
-            Thread.Builder builder = Thread.ofVirtual().name(THREAD_PREFIX + name + "-", 0);
-            t0[0] = System.nanoTime(); // before the first start: Thread.start orders it before the thread's reads
-            for (int i = 0; i < n; i++) threads[i] = builder.start(task.apply(i));
-            // Every 5 ms: has the scheduler added a carrier? (The main thread is no carrier.)
-            while (!done.await(5, TimeUnit.MILLISECONDS)) {
-                carriersMax = Math.max(carriersMax, pool.getPoolSize());
-                if (System.nanoTime() - t0[0] > timeoutNanos) {
-                    throw new IllegalStateException(String.format(Locale.ROOT, "case %s: %d of %d threads had not"
-                            + " ended after %.0f s (the pinned bound is %,d ms)", name, done.getCount(), n,
-                            timeoutNanos / 1e9, n * s));
-                }
-            }
-            elapsed = System.nanoTime() - t0[0];
-            for (Thread t : threads) { // each has counted down: it is ending, if not gone
-                if (!t.join(Duration.ofSeconds(10))) throw new IllegalStateException(t.getName() + " did not end");
-            }
-        } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
-            for (Thread t : threads) if (t != null) t.interrupt();
-            throw e;
+        Carriers.Batch batch;
+        try { // generous: twice the pinned bound, and a minute; a case that is stuck fails rather than hangs
+            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
+                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, task);
         } finally {
             System.out.flush();
             System.setOut(real);
         }
-        carriersMax = Math.max(carriersMax, pool.getPoolSize());
-        if (failure.get() != null) throw new IllegalStateException("case " + name + " failed: " + failure.get());
-        if (carriersMax > 1) throw tooManyCarriers(carriersMax, "case " + name);
-        return new Timed(name, elapsed / 1e6, Arrays.stream(firstRun).max().orElse(0) / 1e6,
-                Arrays.stream(monitorWait).max().orElse(0) / 1e6, carriersMax, counter.reasons());
+        if (batch.carriersMax() > 1) throw tooManyCarriers(batch.carriersMax(), "case " + name);
+        return new Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(),
+                Arrays.stream(monitorWait).max().orElse(0) / 1e6, batch.carriersMax(), counter.reasons());
     }
 
     /** Sleeps holding a monitor of its own: no contention. Pins on JDK 21-23; unmounts on 24+. */

@@ -81,13 +81,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -426,69 +424,31 @@ public class S18_NativeFramePinning {
     /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
     static Timed runCase(String name, int n, long s, ForkJoinPool pool, Qsort qsort) throws InterruptedException {
         boolean upcall = name.equals("native-upcall-sleep");
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(n);
-        long[] firstRun = new long[n]; // read after done.await: the latch orders them
-        long[] t0 = new long[1];
         SleepyComparator[] comparators = new SleepyComparator[n];
         MemorySegment[] stubs = new MemorySegment[n];
-        Thread[] threads = new Thread[n];
-        int carriersMax = pool.getPoolSize();
-        long elapsed;
+        Carriers.Batch batch;
         // Shared: a stub is made here and passed to qsort in another thread. Closed when every sort has returned.
         try (Arena arena = Arena.ofShared()) {
             for (int i = 0; upcall && i < n; i++) { // made before the clock starts: the case times only the sorts
                 comparators[i] = new SleepyComparator(s);
                 stubs[i] = qsort.stub(comparators[i], arena);
             }
-            Thread.Builder builder = Thread.ofVirtual().name(THREAD_PREFIX + name + "-", 0);
-            // Generous: twice the pinned bound, and a minute. A case that is stuck fails rather than hangs.
-            long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(2 * n * s) + TimeUnit.SECONDS.toNanos(60);
-            try {
-                t0[0] = System.nanoTime(); // before the first start: Thread.start orders it before the thread's reads
-                for (int i = 0; i < n; i++) {
-                    int me = i;
-                    threads[i] = builder.start(() -> {
-                        firstRun[me] = System.nanoTime() - t0[0];
-                        try { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
-                            if (upcall) nativeUpcallSleep(qsort, stubs[me], comparators[me]);
-                            else plainSleep(s);
-                        } catch (Throwable e) {
-                            failure.compareAndSet(null, e);
-                        } finally {
-                            done.countDown();
-                        }
+            // a method each, so a stack trace (and `jfr view pinned-threads`) names the case; generous timeout:
+            // twice the pinned bound, and a minute, so a case that is stuck fails rather than hangs
+            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
+                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, i -> {
+                        if (upcall) nativeUpcallSleep(qsort, stubs[i], comparators[i]);
+                        else plainSleep(s);
                     });
-                }
-                // Every 5 ms: has the scheduler added a carrier? (The main thread is no carrier.)
-                while (!done.await(5, TimeUnit.MILLISECONDS)) {
-                    carriersMax = Math.max(carriersMax, pool.getPoolSize());
-                    if (System.nanoTime() - t0[0] > timeoutNanos) {
-                        throw new IllegalStateException(String.format(Locale.ROOT, "case %s: %d of %d threads had"
-                                + " not ended after %.0f s (the pinned bound is %,d ms)", name, done.getCount(), n,
-                                timeoutNanos / 1e9, n * s));
-                    }
-                }
-                elapsed = System.nanoTime() - t0[0];
-                for (Thread t : threads) { // each has counted down: it is ending, if not gone
-                    if (!t.join(Duration.ofSeconds(10))) throw new IllegalStateException(t.getName() + " did not end");
-                }
-            } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
-                for (Thread t : threads) if (t != null) t.interrupt();
-                throw e;
-            }
         }
-        carriersMax = Math.max(carriersMax, pool.getPoolSize());
-        if (failure.get() != null) throw new IllegalStateException("case " + name + " failed: " + failure.get());
-        if (carriersMax > 1) throw tooManyCarriers(carriersMax, "case " + name);
+        if (batch.carriersMax() > 1) throw tooManyCarriers(batch.carriersMax(), "case " + name);
         int upcalls = 0, sleeps = 0;
         for (SleepyComparator c : comparators) {
             if (c == null) continue;
             upcalls += c.calls;
             sleeps += c.sleeps;
         }
-        return new Timed(name, elapsed / 1e6, Arrays.stream(firstRun).max().orElse(0) / 1e6, carriersMax, upcalls,
-                sleeps);
+        return new Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(), batch.carriersMax(), upcalls, sleeps);
     }
 
     /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
