@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -39,9 +40,12 @@ TINY_ARGS = {
     "sleep-endpoint": ["--users", "20", "--sleep-ms", "20", "--pool", "4", "--warmup-s", "0.5", "--duration-s", "1"],
     "http-load": ["--connections", "10", "--warmup-s", "0.5", "--duration-s", "1"],  # + --url of the fixture's server
     "order-sweep": ["--impl", "reactive", "--users", "10,20", "--warmup-s", "1", "--duration-s", "1"],
+    "spring-load": ["--experiment", "jpa-blog", "--mode", "virtual", "--users", "20", "--sleep-ms", "50",
+                    "--warmup-s", "0.5", "--duration-s", "1"],
 }
 SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"],
-           "dependency-stub": [], "order-service-blockhound": ["--impl", "reactive-blocking"]}
+           "dependency-stub": [], "order-service-blockhound": ["--impl", "reactive-blocking"],
+           "spring-app": ["--spring.threads.virtual.enabled=true"]}
 
 
 def test_every_alias_has_tiny_arguments():
@@ -254,6 +258,17 @@ BAD_INPUT = {
     "thread-dump threads absurd": (["thread-dump", "--threads-per-state", "1000000"],
                                    ["--threads-per-state", "1 to 10,000", "'1000000'"]),
     "thread-dump unknown": (["thread-dump", "--threads", "5"], ["unknown option '--threads'", "--threads-per-state"]),
+    "spring-app threads zero": (["spring-app", "--server.tomcat.threads.max=0"],
+                                ["--server.tomcat.threads.max", "1 to 10,000", "'0'"]),
+    "spring-app remote address": (["spring-app", "--server.address=0.0.0.0"], ["127.0.0.1 only", "0.0.0.0"]),
+    "spring-app virtual": (["spring-app", "--spring.threads.virtual.enabled=yes"], ["true or false", "'yes'"]),
+    "spring-app property without =": (["spring-app", "--server.port", "8080"], ["after '='", "--server.port=8080"]),
+    "spring-app unknown": (["spring-app", "--mode", "virtual"], ["unknown option '--mode'", "--control, --port"]),
+    "spring-load experiment": (["spring-load", "--experiment", "jmeter"], ["--experiment", "pr, jpa-blog, seminar",
+                                                                           "'jmeter'"]),
+    "spring-load users zero": (["spring-load", "--experiment", "pr", "--users", "0"], ["--users", "1..20,000", "0"]),
+    "spring-load sizes need one experiment": (["spring-load", "--users", "100"], ["--users", "one experiment"]),
+    "spring-load mode": (["spring-load", "--mode", "pool"], ["--mode", "platform, virtual, both", "'pool'"]),
 }
 
 
@@ -271,7 +286,7 @@ def test_a_bad_profile_is_one_clear_line():
         one_line_error(run, "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'")
 
 
-@pytest.mark.parametrize("alias", ["sleep-server", "order-service", "dependency-stub"])
+@pytest.mark.parametrize("alias", ["sleep-server", "order-service", "dependency-stub", "spring-app"])
 def test_a_busy_port_is_refused_by_name(alias):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -454,3 +469,114 @@ def test_a_thread_dump_refuses_too_few_open_files(tmp_path):
                          capture_output=True, text=True, timeout=600, env=env, stdin=subprocess.DEVNULL)
     one_line_error(run, "open files", "ulimit -n", "--threads-per-state")
     assert not list(tmp_path.rglob("*")), "a refused run saves nothing"
+
+
+# --------------------------------------------------------------------------- chapter 06: Spring Boot
+
+SPRING_CLASSES = ("S20_SpringBootApp", "S21_SpringLoad", "S05_HttpLoad")
+
+
+def java_processes(*names: str) -> list[str]:
+    """Command lines of running JVMs that mention any of `names` (a snippet's class or file)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue  # it ended while we looked
+        text = b" ".join(args).decode(errors="replace")
+        if args and os.path.basename(args[0].decode(errors="replace")) == "java" and any(n in text for n in names):
+            found.append(text[:300])
+    return found
+
+
+def http_get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def test_the_spring_boot_app_serves_its_endpoints_and_actuator_and_stops_three_ways():
+    """S20 as a learner or ServerProcess starts it: ready only once Spring is, the endpoints answer on loopback,
+    Actuator's metrics share the port, stats say the requests ran on virtual threads; it ends on "stop", at the
+    end of its input, and on SIGTERM."""
+    with server("spring-app", *SERVERS["spring-app"]) as (proc, ready):
+        base = ready["uri"]
+        assert base.startswith("http://127.0.0.1:") and ready["virtualThreads"] is True, ready
+        assert ready["springBoot"].count(".") == 2 and 0 < ready["startSeconds"] < 120, ready
+        assert http_get(base + "sleep?ms=20") == (200, "ok\n")
+        assert http_get(base + "io?ms=10") == (200, "ok\n")
+        assert http_get(base + "cpu?n=1000") == (200, "1001000\n")  # 1 + ... + 1,000 = 500,500, twice
+        status, body = http_get(base + "sleep?ms=-1")
+        assert status == 400 and "ms must be" in body, body
+        for name in ("jvm.threads.live", "jvm.memory.used?tag=area:heap", "process.cpu.time"):
+            status, body = http_get(base + "actuator/metrics/" + name)
+            assert status == 200 and json.loads(body)["measurements"][0]["value"] > 0, body
+        s = stats(proc)
+        assert s["handled"] == s["handledOnVirtualThreads"] == 3 and s["liveThreads"] > 0, s
+    for how in ("eof", "sigterm"):
+        proc = subprocess.Popen(["bash", str(HOME / "tools" / "jbang"), "spring-app", "--port", "0", "--control"],
+                                cwd=HOME, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        try:
+            for line in proc.stdout:
+                if line.startswith("@@ready "):
+                    break
+            if how == "eof":
+                proc.stdin.close()
+            else:
+                proc.terminate()
+            proc.wait(timeout=20)
+            assert proc.returncode in ((0,) if how == "eof" else (0, 143, -15)), (how, proc.returncode)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+    assert not java_processes("S20_SpringBootApp"), "a Spring Boot server outlived its stop"
+
+
+def test_spring_boot_under_load_stays_under_its_bounds_and_virtual_threads_lift_the_pool_cap():
+    """Chapter 06 in the quick profile: the three experiments, both modes, each server and the load generator in
+    their own JVMs. Every throughput at or under its bound (Little's law; the CPU's for /cpu); Tomcat's pools near
+    their caps; virtual threads far above the pool of 50 at 500 users; fewer live threads on virtual threads after
+    the JDK 25 post's run; no JVM left behind."""
+    run = jbang("spring-load", "--experiment", "all", timeout=1200)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
+    result = json.loads(next(l for l in run.stdout.splitlines() if l.startswith("@@result "))[len("@@result "):])
+    exps = {e["experiment"]: {(r["mode"], r["endpoint"], r["users"]): r for r in e["runs"]}
+            for e in result["experiments"]}
+    for runs in exps.values():
+        for r in runs.values():
+            assert r["errors"] == 0 and 0 < r["throughput"] <= r["boundReqPerSec"] * 1.02, r
+    pr, jpa = exps["pr"], exps["jpa-blog"]
+    pool50, vt500 = pr[("platform", "sleep", 500)], pr[("virtual", "sleep", 500)]
+    pool10, vt200 = jpa[("platform", "sleep", 200)], jpa[("virtual", "sleep", 200)]
+    assert pool50["ratioToBound"] >= 0.85 and pool10["ratioToBound"] >= 0.85, (pool50, pool10)
+    assert pool50["peakConcurrency"] <= 50 and pool10["peakConcurrency"] <= 10, "Tomcat's pool caps concurrency"
+    assert pool50["handledOnVirtualThreads"] == 0 < vt500["handledOnVirtualThreads"]
+    assert vt500["throughput"] > 3 * pool50["throughput"], (pool50, vt500)
+    live = {m: jpa[(m, "sleep", 200)]["actuatorAfterRun"]["jvmThreadsLive"] for m in ("platform", "virtual")}
+    assert live["virtual"] < live["platform"], live  # Tomcat's 10 threads against the carriers: a few fewer
+    live50 = {m: pr[(m, "sleep", 500)]["actuatorAfterRun"]["jvmThreadsLive"] for m in ("platform", "virtual")}
+    assert live50["virtual"] < live50["platform"] - 25, live50  # 500 users start all 50 of the pool's threads
+    seminar = exps["seminar"]
+    io = sorted(u for (m, e, u) in seminar if m == "platform" and e == "io")
+    top = io[-1]
+    assert seminar[("virtual", "io", top)]["throughput"] > 2 * seminar[("platform", "io", top)]["throughput"], seminar
+    cpu_top = max(u for (_, e, u) in seminar if e == "cpu")
+    cpu = {m: seminar[(m, "cpu", cpu_top)] for m in ("platform", "virtual")}
+    assert all(r["ratioToBound"] >= 0.5 for r in cpu.values()), cpu
+    assert not java_processes(*SPRING_CLASSES), "a server or load generator outlived the run"
+    report(f"06 Spring Boot, 500 users on a 100 ms sleep: Tomcat 50 {pool50['throughput']:,.0f} req/s ="
+           f" {pool50['ratioToBound']:.3f} x its bound 500, virtual threads {vt500['throughput']:,.0f} req/s ="
+           f" {vt500['ratioToBound']:.3f} x 5,000; live threads after: {live50['platform']:.0f} vs"
+           f" {live50['virtual']:.0f}")
+    report(f"06 Spring Boot, 200 users on a 1 s sleep: Tomcat 10 {pool10['throughput']:.1f} req/s ="
+           f" {pool10['ratioToBound']:.3f} x 10, virtual threads {vt200['throughput']:.1f} req/s ="
+           f" {vt200['ratioToBound']:.3f} x 200; live threads after: {live['platform']:.0f} vs {live['virtual']:.0f}")
+    p, v = seminar[("platform", "io", top)], seminar[("virtual", "io", top)]
+    report(f"06 Spring Boot, seminar /io at {top:,} users: Tomcat 200 {p['ratioToBound']:.3f} x its bound"
+           f" {p['boundReqPerSec']:,.0f}, virtual threads {v['ratioToBound']:.3f} x {v['boundReqPerSec']:,.0f};"
+           f" /cpu: " + ", ".join(f"{m} {r['ratioToBound']:.3f} x the CPU bound" for m, r in sorted(cpu.items())))

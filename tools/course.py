@@ -496,6 +496,44 @@ def helpers_classpath() -> str:
     return out.stdout.strip().splitlines()[-1]
 
 
+SPRING_DEPS = re.compile(r"^//DEPS org\.springframework\.boot:spring-boot-dependencies:([^@\s]+)@pom$", re.M)
+
+
+def spring_snippets() -> list[tuple[Path, str]]:
+    """The snippets that run Spring Boot (chapter 06), each with the Spring Boot version its //DEPS pin."""
+    found = []
+    for path in sorted((HOME / "snippets").glob("S*.java")):
+        m = SPRING_DEPS.search(path.read_text(errors="replace"))
+        if m:
+            found.append((path, m.group(1)))
+    return found
+
+
+def spring_jar(version: str) -> Path:
+    """Where JBang puts Spring Boot's own jar: in the course's Maven repository (tools/jbang sets JBANG_REPO)."""
+    return maven_repo() / "org" / "springframework" / "boot" / "spring-boot" / version / f"spring-boot-{version}.jar"
+
+
+def build_spring_snippets() -> str:
+    """Compiles the Spring Boot snippets, which fetches Spring's libraries (not its tests) into .course/m2 once, so
+    chapter 06 never waits for a download. `jbang build` is a no-op when nothing changed."""
+    built = []
+    for path, version in spring_snippets():
+        what = f"building {path.name} (Spring Boot {version}, fetched once)"
+        try:
+            run_with_progress(jbang_cmd() + ["build", str(path)], what)
+        except SetupError as e:
+            raise SetupError(f"could not build {path.name}, chapter 06's Spring Boot {version} application. JBang"
+                             f" fetches Spring's libraries from Maven Central into {maven_repo()}: check the network"
+                             f" (or a proxy), then run the command again (what arrived is kept).\n{e}") from None
+        if not spring_jar(version).is_file():
+            raise SetupError(f"JBang built {path.name} but Spring Boot {version} is not in {maven_repo()}"
+                             f" ({spring_jar(version).name} is missing); delete {spring_jar(version).parent}"
+                             " and retry.")
+        built.append(f"{version} ({path.name})")
+    return ", ".join(built) or "no Spring Boot snippet"
+
+
 def jvm_opts(java_feature: int) -> str:
     opts = [VM_EXPORTS, "--enable-native-access=ALL-UNNAMED", "-Djava.awt.headless=true"]
     if java_feature >= 23:
@@ -614,10 +652,11 @@ def set_up() -> dict:
     ensure_venv()
     jbang = ensure_jbang()
     classpath = helpers_classpath()
+    spring = build_spring_snippets()
     kernel = install_kernel(java_home, java_feature, classpath)
     configure_lab()
     return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
-            "kernel": str(kernel)}
+            "spring boot": spring, "kernel": str(kernel)}
 
 
 def setup() -> dict:
@@ -664,6 +703,12 @@ def doctor() -> int:
             problems.append(f"jbang: {said}; {fix}")
     else:
         rows.append(("jbang", "missing (run make setup)")); problems.append("jbang: run make setup")
+    for path, version in spring_snippets():
+        if spring_jar(version).is_file():
+            rows.append(("spring boot", f"{version} (for {path.name})"))
+        else:
+            rows.append(("spring boot", f"{version} missing (run make setup: {path.name} needs it)"))
+            problems.append(f"spring boot {version}: not fetched yet; run make setup (chapter 06 needs it)")
     rows.append(("maven repo", f"{maven_repo()} (JBang and jgo; `make clean` removes it)"))
     rows.append(("cores", str(os.cpu_count())))
     rows.append(("os", f"{platform.system()} {platform.release()} {platform.machine()}"))
