@@ -47,6 +47,7 @@ import unpinned.Cli;
 import unpinned.HttpLoad;
 import unpinned.LoadTest;
 import unpinned.Profile;
+import unpinned.Protocol;
 import unpinned.Results;
 import unpinned.ServerProcess;
 
@@ -144,6 +145,7 @@ public class S03_SleepEndpointLoad {
         data.put("measuredSeconds", o.duration().toMillis() / 1e3);
         data.put("runs", runs);
         System.out.println();
+        Protocol.result(data);
         System.out.println("saved " + Results.save("s03-sleep-endpoint", data));
     }
 

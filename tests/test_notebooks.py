@@ -409,6 +409,53 @@ def test_05_the_json_thread_dump_lists_every_virtual_thread_and_jstack_none(chap
     report("05 thread dump: " + "; ".join(parts))
 
 
+# ----------------------------------------------------------------------------- physics of chapter 06
+
+@pytest.fixture(scope="module")
+def chapter_06_ran(results_dir):
+    executed("06-spring-boot.ipynb")
+    return results_dir
+
+
+def test_06_spring_boot_stays_under_littles_law_and_lifts_the_tomcat_cap(chapter_06_ran):
+    pr = {r["mode"]: r for r in latest_result(chapter_06_ran, "06-pull-request")["data"]}
+    jpa = latest_result(chapter_06_ran, "06-jdk25-post")["data"]
+    runs = {r["mode"]: r for r in jpa["runs"]}
+    for r in list(pr.values()) + list(runs.values()):
+        assert r["errors"] == 0 and r["throughput"] <= r["bound"] * 1.02, r
+    tomcat50, vt = pr["Tomcat 50"], pr["virtual threads"]
+    assert tomcat50["throughput"] >= 0.85 * tomcat50["bound"], tomcat50
+    assert vt["throughput"] > 3 * tomcat50["throughput"], (vt, tomcat50)
+    assert runs["Tomcat 10"]["throughput"] >= 0.85 * runs["Tomcat 10"]["bound"], runs["Tomcat 10"]
+    assert vt["serverLiveThreads"] < tomcat50["serverLiveThreads"], (vt, tomcat50)
+    live = {a["mode"]: a["jvmThreadsLive"] for a in jpa["actuator"]}
+    assert live["virtual threads"] < live["Tomcat 10"], live
+    report(f"06 pull request (Spring Boot, 500 users, 100 ms): Tomcat 50 {tomcat50['ratioToBound']:.3f} x its bound"
+           f" {tomcat50['bound']:,.0f} req/s, virtual threads {vt['ratioToBound']:.3f} x {vt['bound']:,.0f};"
+           f" server live threads {tomcat50['serverLiveThreads']} / {vt['serverLiveThreads']}")
+    t10, v = runs["Tomcat 10"], runs["virtual threads"]
+    report(f"06 JDK 25 post (200 users, 1 s): Tomcat 10 {t10['ratioToBound']:.3f} x its bound {t10['bound']:,.0f}"
+           f" req/s, virtual threads {v['ratioToBound']:.3f} x {v['bound']:,.0f}; Actuator's live threads after:"
+           f" {live['Tomcat 10']:.0f} / {live['virtual threads']:.0f}")
+    cost = {(c["mode"], c["server"]): c for c in latest_result(chapter_06_ran, "06-framework-cost")["data"]}
+    spring, plain = cost[("virtual threads", "Spring Boot")], cost[("virtual threads", "JDK HttpServer")]
+    report(f"06 server CPU per request on virtual threads: Spring Boot {spring['serverCpuUsPerRequest']:.0f} µs,"
+           f" JDK HttpServer {plain['serverCpuUsPerRequest']:.0f} µs")
+
+
+def test_06_the_seminar_endpoints_stay_under_their_bounds(chapter_06_ran):
+    rows = latest_result(chapter_06_ran, "06-seminar")["data"]
+    for r in rows:
+        assert r["errors"] == 0 and r["throughput"] <= r["bound"] * 1.03, r
+    io = [r for r in rows if r["experiment"] == "io"]
+    most = max(r["users"] for r in io)
+    at = {r["mode"]: r for r in io if r["users"] == most}
+    assert at["virtual threads"]["throughput"] > 2 * at["Tomcat 200"]["throughput"], at
+    report(f"06 seminar I/O endpoint at {most:,} users: virtual / Tomcat 200 ="
+           f" {at['virtual threads']['throughput'] / at['Tomcat 200']['throughput']:.2f} (published 4.6 at 2,000);"
+           f" virtual threads {at['virtual threads']['ratioToBound']:.3f} x their bound")
+
+
 def _course_jvms(*names: str):
     import psutil
     found = []

@@ -67,7 +67,16 @@ public final class Exercises {
                     "each carrier is held for a whole query; how many rounds of 4 cover 40 threads?")),
             Map.entry("05.4", new Answer("4. Change the code, re-measure", 3, 0.15,
                     "a measurement: a static initializer still pins on JDK 25, so the threads take turns; did you"
-                            + " re-run the cases after changing pinThreads?")));
+                            + " re-run the cases after changing pinThreads?")),
+            Map.entry("06.1", new Answer("1. The cap", Bounds.closedLoopThroughput(300, 25, 0.200), 0.01,
+                    "at most P requests are in service, each for S: lambda <= min(U, P) / S")),
+            Map.entry("06.2", new Answer("2. Response time", 300 / Bounds.closedLoopThroughput(300, 25, 0.200) * 1_000,
+                    0.02, "Little's law again: in a closed loop all U users are inside, so R = U / lambda")),
+            Map.entry("06.3", new Answer("3. Virtual threads", Bounds.closedLoopThroughput(300, 300, 0.200), 0.01,
+                    "a virtual thread per request: how many can be in service at once?")),
+            Map.entry("06.4", new Answer("4. Change the code, re-measure", Bounds.closedLoopThroughput(500, 100, 0.100),
+                    0.1, "a measurement can't beat min(U, P) / S with P = 100; did you re-run the pull request's"
+                            + " cells after the change?")));
 
     /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
     static double carrierSpeedUp(int carriers) {
