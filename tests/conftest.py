@@ -49,3 +49,15 @@ def latest_result(results: Path, experiment: str) -> dict:
     files = sorted((results / experiment).glob("*.json"))
     assert files, f"no result recorded for '{experiment}' in {results}"
     return json.loads(files[-1].read_text())
+
+
+def closed_loop_ceiling(bound: float, users: int, window_s: float, service_s: float | None) -> float:
+    """The most a closed loop can complete per second in one measured window, against its steady-state bound.
+    Waiting requests (service time S): each of the bound x S servers ends at most floor(W/S) + 1 requests in a
+    window W, not W/S (Little's law with the window's edges). Computing requests (no S; the CPU bound): a request
+    in flight when the window opens may have done its work before it, at most one per user: bound + users / W."""
+    import math
+    if service_s is None or service_s != service_s:
+        return bound + users / window_s
+    servers = bound * service_s
+    return servers * (math.floor(window_s / service_s + 1e-9) + 1) / window_s
