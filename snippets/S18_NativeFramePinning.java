@@ -470,11 +470,7 @@ public class S18_NativeFramePinning {
 
     /** s18-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
     static String group(RecordedThread t) {
-        String name = t == null ? null : t.getJavaName();
-        if (name == null) return "other";
-        if (name.equals(WARM_UP)) return WARM_UP;
-        for (String c : CASES) if (name.startsWith(THREAD_PREFIX + c + "-")) return c;
-        return "other";
+        return Jfr.threadGroup(t, THREAD_PREFIX, CASES, WARM_UP);
     }
 
     static double round(double v, int decimals) {

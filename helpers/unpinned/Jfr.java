@@ -292,4 +292,17 @@ public final class Jfr {
         counts.forEach((k, v) -> parts.add(k + (v == 1 ? "" : " x" + v)));
         return String.join(", ", parts);
     }
+
+    /**
+     * Which group a JFR event's thread belongs to, by its name: a case's threads are named {@code prefix + case +
+     * "-" + i} (as {@link Carriers#timeBatch} names them), the warm-up thread {@code warmUp}; anything else, or an
+     * event without a thread, is "other".
+     */
+    public static String threadGroup(RecordedThread t, String prefix, List<String> cases, String warmUp) {
+        String name = t == null ? null : t.getJavaName();
+        if (name == null) return "other";
+        if (name.equals(warmUp)) return warmUp;
+        for (String c : cases) if (name.startsWith(prefix + c + "-")) return c;
+        return "other";
+    }
 }
