@@ -12,6 +12,7 @@
 //DEPS org.springframework.boot:spring-boot-starter-actuator:4.1.1
 //SOURCES ../helpers/unpinned/Profile.java
 //SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/SpringArgs.java
 //SOURCES ../helpers/unpinned/Json.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
@@ -69,15 +70,10 @@ import unpinned.Cli;
 import unpinned.Profile;
 import unpinned.ServerControl;
 import unpinned.SleepServer;
+import unpinned.SpringArgs;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.URI;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -173,88 +169,24 @@ public class S20_SpringBootApp {
         }
     }
 
-    /** The command line, split: the course's options, Spring's properties (--name=value), and the port. */
+    /** The command line, split (unpinned.SpringArgs): the course's options, Spring's properties, and the port. */
     record Arguments(boolean control, int port, List<String> spring, Map<String, String> properties) {}
 
     static Arguments parse(String[] args) {
-        List<String> ours = new ArrayList<>();
-        Map<String, String> properties = new LinkedHashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            int eq = a.indexOf('=');
-            String name = a.startsWith("--") ? a.substring(2, eq < 0 ? a.length() : eq) : "";
-            if (!name.contains(".")) {
-                ours.add(a);
-                continue;
-            }
-            if (eq < 0) {
-                throw new IllegalArgumentException("Spring properties take their value after '=': --" + name + "="
-                        + (i + 1 < args.length ? args[i + 1] : "VALUE"));
-            }
-            properties.put(name, a.substring(eq + 1));
-        }
-        Cli cli = Cli.parse(ours.toArray(String[]::new), Set.of("--port"), Set.of("--control"));
-        if (cli.has("--port") && properties.containsKey("server.port")) {
-            throw new IllegalArgumentException("give the port once: --port N or --server.port=N");
-        }
-        String port = cli.has("--port") ? cli.value("--port", null)
-                : properties.getOrDefault("server.port", "" + DEFAULT_PORT);
-        int p = whole("--server.port (or --port)", port, 0, 65_535);
-        String address = properties.get("server.address");
-        if (address != null && !List.of("127.0.0.1", "localhost").contains(address.trim())) {
-            throw new IllegalArgumentException("this server binds 127.0.0.1 only; --server.address=" + address
-                    + " is not allowed (leave it out)");
-        }
-        if (properties.keySet().stream().anyMatch(k -> k.startsWith("management.server."))) {
-            throw new IllegalArgumentException("Actuator shares the server's port and address here;"
-                    + " management.server.* can't be set");
-        }
+        SpringArgs s = SpringArgs.parse(args, DEFAULT_PORT, Set.of(), Set.of());
+        Map<String, String> properties = s.properties();
         String virtual = properties.get("spring.threads.virtual.enabled");
         if (virtual != null && !virtual.equals("true") && !virtual.equals("false")) {
             throw new IllegalArgumentException("--spring.threads.virtual.enabled must be true or false; got '"
                     + virtual + "'");
         }
         String max = properties.get("server.tomcat.threads.max");
-        int threads = max == null ? 200 : whole("--server.tomcat.threads.max", max, 1, MAX_TOMCAT_THREADS);
-        List<String> spring = new ArrayList<>();
-        properties.forEach((k, v) -> {
-            if (!k.equals("server.port") && !k.equals("server.address")) spring.add("--" + k + "=" + v);
-        });
-        // On the command line, so no environment variable can move the server off loopback or off its port.
-        spring.add("--server.address=127.0.0.1");
-        spring.add("--server.port=" + p);
+        int threads = max == null ? 200 : SpringArgs.whole("--server.tomcat.threads.max", max, 1, MAX_TOMCAT_THREADS);
         // Tomcat keeps min-spare threads (10 by default) ready; a smaller pool needs a smaller minimum.
         if (threads < 10 && !properties.containsKey("server.tomcat.threads.min-spare")) {
-            spring.add("--server.tomcat.threads.min-spare=" + threads);
+            s = s.with("server.tomcat.threads.min-spare", "" + threads);
         }
-        return new Arguments(cli.has("--control"), p, spring, properties);
-    }
-
-    static int whole(String name, String value, int min, int max) {
-        try {
-            int n = Integer.parseInt(value.trim().replace("_", ""));
-            if (n >= min && n <= max) return n;
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException(String.format(Locale.ROOT,
-                "%s must be a whole number from %,d to %,d; got '%s'", name, min, max, value));
-    }
-
-    /** Refuses a busy port in one line before Spring starts (Spring would print a page about it). */
-    static void requireFreePort(int port) {
-        if (port == 0) return;
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.setReuseAddress(true); // as Tomcat binds: a port in TIME_WAIT is free, a listening one is not
-            probe.bind(new InetSocketAddress(InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1}), port));
-        } catch (BindException e) {
-            String why = String.valueOf(e.getMessage());
-            Cli.exit("S20", why.contains("in use") ? "port " + port + " is in use; stop what listens there, or use"
-                    + " --port 0 to let the system pick a free port" : "cannot listen on 127.0.0.1:" + port
-                    + " (" + why + "); use 0 (any free port) or 1024..65535");
-        } catch (IOException e) {
-            Cli.exit("S20", "cannot listen on 127.0.0.1:" + port + ": " + e.getMessage());
-        }
+        return new Arguments(s.control(), s.port(), s.spring(), properties);
     }
 
     /** Defaults the command line can override (lowest precedence in Spring's order). */
@@ -281,7 +213,11 @@ public class S20_SpringBootApp {
             Cli.exit("S20", e.getMessage());
             return;
         }
-        requireFreePort(a.port());
+        try {
+            SpringArgs.requireFreePort(a.port());
+        } catch (IllegalArgumentException e) {
+            Cli.exit("S20", e.getMessage());
+        }
         SpringApplication app = new SpringApplication(S20_SpringBootApp.class);
         app.setDefaultProperties(defaults());
         app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
@@ -291,12 +227,10 @@ public class S20_SpringBootApp {
         try {
             context = app.run(a.spring().toArray(String[]::new));
         } catch (RuntimeException e) {
-            for (Throwable t = e; t != null; t = t.getCause()) {
-                if (t.getClass().getSimpleName().equals("PortInUseException")) {
-                    Cli.exit("S20", "port " + a.port() + " is in use; use --port 0 to let the system pick a free port");
-                }
+            if (SpringArgs.portInUse(e)) {
+                Cli.exit("S20", "port " + a.port() + " is in use; use --port 0 to let the system pick a free port");
             }
-            System.err.println("S20: Spring Boot did not start (" + rootMessage(e) + "); its report is above");
+            System.err.println("S20: Spring Boot did not start (" + SpringArgs.rootMessage(e) + "); its report is above");
             System.exit(1);
             return;
         }
@@ -330,12 +264,6 @@ public class S20_SpringBootApp {
             return own;
         }, context::close);
         System.exit(0); // stopped: context closed, Tomcat gone
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
-        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 }
 

@@ -511,7 +511,7 @@ def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, mo
 
 def test_set_up_fetches_spring_boot_for_chapter_06_and_says_what_to_do_when_it_cannot(tmp_path, monkeypatch):
     found = course.spring_snippets()
-    assert [p.name for p, _ in found] == ["S20_SpringBootApp.java"], found
+    assert [p.name for p, _ in found] == ["S20_SpringBootApp.java", "S22_SpringOrderService.java"], found
     version = found[0][1]
     assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"pin Spring Boot to a release, not {version}"
     monkeypatch.setattr(course, "STATE", tmp_path)
@@ -524,7 +524,8 @@ def test_set_up_fetches_spring_boot_for_chapter_06_and_says_what_to_do_when_it_c
         jar.write_text("")
 
     monkeypatch.setattr(course, "run_with_progress", fake_build)
-    assert course.build_spring_snippets() == f"{version} (S20_SpringBootApp.java)"
+    assert course.build_spring_snippets() == (f"{version} (S20_SpringBootApp.java),"
+                                             f" {version} (S22_SpringOrderService.java)")
     assert calls[0][0][-2:] == ["build", str(found[0][0])] and version in calls[0][1]
     assert str(course.spring_jar(version)).startswith(str(tmp_path / "m2")), "downloads stay in .course/m2"
 

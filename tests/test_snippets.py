@@ -45,7 +45,7 @@ TINY_ARGS = {
 }
 SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"],
            "dependency-stub": [], "order-service-blockhound": ["--impl", "reactive-blocking"],
-           "spring-app": ["--spring.threads.virtual.enabled=true"]}
+           "spring-app": ["--spring.threads.virtual.enabled=true"], "spring-order-service": ["--stack", "webflux"]}
 
 
 def test_every_alias_has_tiny_arguments():
@@ -269,6 +269,22 @@ BAD_INPUT = {
     "spring-load users zero": (["spring-load", "--experiment", "pr", "--users", "0"], ["--users", "1..20,000", "0"]),
     "spring-load sizes need one experiment": (["spring-load", "--users", "100"], ["--users", "one experiment"]),
     "spring-load mode": (["spring-load", "--mode", "pool"], ["--mode", "platform, virtual, both", "'pool'"]),
+    "spring-order-service stack": (["spring-order-service", "--stack", "reactive"],
+                                   ["--stack", "mvc, webflux", "'reactive'"]),
+    "spring-order-service remote deps": (["spring-order-service", "--deps", "http://example.com:80"],
+                                         ["--deps", "loopback"]),
+    "spring-order-service owns virtual": (["spring-order-service", "--spring.threads.virtual.enabled=false"],
+                                          ["set by --stack", "leave it out"]),
+    "spring-order-service remote address": (["spring-order-service", "--server.address=0.0.0.0"],
+                                            ["127.0.0.1 only", "0.0.0.0"]),
+    "spring-order-service unknown": (["spring-order-service", "--impl", "virtual"],
+                                     ["unknown option '--impl'", "--control, --deps, --port, --stack"]),
+                           ["refused", "MB of heap", "-Xmx"]),
+                                           ["--connections", "1 to 1,000"]),
+                                  ["--guard bulkhead needs --pool 2"]),
+                            ["--connection-timeout-ms", "250 to 60,000", "'100'"]),
+    "order-sweep spring impl": (["order-sweep", "--impl", "spring-mvc"],
+                                ["--impl", "spring-mvc-virtual, spring-webflux, spring", "'spring-mvc'"]),
 }
 
 
@@ -286,7 +302,8 @@ def test_a_bad_profile_is_one_clear_line():
         one_line_error(run, "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'")
 
 
-@pytest.mark.parametrize("alias", ["sleep-server", "order-service", "dependency-stub", "spring-app"])
+@pytest.mark.parametrize("alias", ["sleep-server", "order-service", "dependency-stub", "spring-app",
+                                   "spring-order-service"])
 def test_a_busy_port_is_refused_by_name(alias):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -581,3 +598,25 @@ def test_spring_boot_under_load_stays_under_its_bounds_and_virtual_threads_lift_
     report(f"06 Spring Boot, seminar /io at {top:,} users: Tomcat 200 {p['ratioToBound']:.3f} x its bound"
            f" {p['boundReqPerSec']:,.0f}, virtual threads {v['ratioToBound']:.3f} x {v['boundReqPerSec']:,.0f};"
            f" /cpu: " + ", ".join(f"{m} {r['ratioToBound']:.3f} x the CPU bound" for m, r in sorted(cpu.items())))
+
+
+def test_spring_order_service_both_stacks_with_and_without_real_dependencies():
+    """S22: the S06 contract on both stacks (each registers only its own controller), simulated and with --deps on
+    the S07 stub; stats say where requests ran; no JVM is left behind."""
+    with server("dependency-stub") as (_, stub):
+        for stack in ("mvc", "webflux"):
+            for deps in ([], ["--deps", stub["uri"]]):
+                with server("spring-order-service", "--stack", stack, *deps) as (proc, ready):
+                    assert ready["uri"].startswith("http://127.0.0.1:") and ready["uri"].endswith("/order"), ready
+                    assert ready["stack"] == stack and ready["virtualThreads"] is (stack == "mvc"), ready
+                    assert ready["webServer"] == ("TomcatWebServer" if stack == "mvc" else "NettyWebServer"), ready
+                    assert ready["deps"] == (stub["uri"] if deps else "simulated"), ready
+                    status, body = http_get(ready["uri"] + "?id=42")
+                    assert (status, json.loads(body)) == (200, {"id": 42, "price": 52.0, "stock": 0}), body
+                    assert http_get(ready["uri"] + "?id=abc") == (400, '{"error":"id must be a number"}')
+                    status, body = http_get(ready["uri"] + "?id=1000000")
+                    assert status == 500 and ("answered 404" if deps else "no stock record") in body, body[:2000]
+                    s = stats(proc)
+                    assert s["handled"] == 1 and s["failed"] == 1, s
+                    assert s["handledOnVirtualThreads"] == (1 if stack == "mvc" else 0), s
+    assert not java_processes("S22_SpringOrderService"), "a Spring order service outlived its stop"

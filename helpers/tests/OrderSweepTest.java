@@ -7,19 +7,46 @@ import static unpinned.SleepServerTest.assertMessage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OrderSweepTest {
+    static final String ALLOWED =
+            "impl must be one of [pool, virtual, reactive, spring-mvc-virtual, spring-webflux], ";
+
     @Test
     void littlesLawCapsThePoolAtItsThreadsAndTheOthersAtTheUsers() {
         assertEquals(100 / 0.110, OrderSweep.littleBound("pool", 100, 200), 1e-9);
         assertEquals(200 / 0.110, OrderSweep.littleBound("pool", 2_000, 200), 1e-9);
         assertEquals(2_000 / 0.110, OrderSweep.littleBound("virtual", 2_000, 200), 1e-9);
         assertEquals(2_000 / 0.110, OrderSweep.littleBound("reactive", 2_000, 200), 1e-9);
-        assertMessage("impl must be one of [pool, virtual, reactive], got 'webflux'",
-                () -> OrderSweep.littleBound("webflux", 10, 200));
+        // Spring MVC on virtual threads and WebFlux cap nothing either: the pool's size plays no part.
+        assertEquals(10_000 / 0.110, OrderSweep.littleBound("spring-mvc-virtual", 10_000, 200), 1e-9);
+        assertEquals(10_000 / 0.110, OrderSweep.littleBound("spring-webflux", 10_000, 10), 1e-9);
+        for (String bad : List.of("webflux", "spring", "Spring-webflux", "spring-mvc", "")) {
+            assertMessage(ALLOWED + "got '" + bad + "'", () -> OrderSweep.littleBound(bad, 10, 200));
+        }
+    }
+
+    @Test
+    void chapter02RunsItsThreeOnS06AndTheSpringStacksRunOnS22() {
+        assertEquals(List.of("pool", "virtual", "reactive"), OrderSweep.IMPLEMENTATIONS);
+        assertEquals(List.of("spring-mvc-virtual", "spring-webflux"), OrderSweep.SPRING_IMPLEMENTATIONS);
+        for (String impl : OrderSweep.IMPLEMENTATIONS) {
+            assertEquals("S06_OrderService.java", OrderSweep.service(impl));
+            assertEquals(List.of("--impl", impl, "--threads", "50"), OrderSweep.serviceArgs(impl, 50));
+        }
+        assertEquals("S22_SpringOrderService.java", OrderSweep.service("spring-mvc-virtual"));
+        assertEquals("S22_SpringOrderService.java", OrderSweep.service("spring-webflux"));
+        assertEquals(List.of("--stack", "mvc"), OrderSweep.serviceArgs("spring-mvc-virtual", 200));
+        assertEquals(List.of("--stack", "webflux"), OrderSweep.serviceArgs("spring-webflux", 200));
+        assertTrue(Files.isRegularFile(Course.home().resolve("snippets").resolve(OrderSweep.SPRING_SERVICE)),
+                "the Spring service's snippet exists");
+        assertMessage(ALLOWED + "got 'webflux'", () -> OrderSweep.service("webflux"));
+        assertMessage(ALLOWED + "got 'mvc'",
+                () -> OrderSweep.run("mvc", OrderSweep.Plan.of(Profile.QUICK), List.of()));
     }
 
     @Test
@@ -70,5 +97,12 @@ class OrderSweepTest {
         assertEquals(7_900, OrderSweep.published("reactive", 10_000, "throughput"), 1e-9);
         assertTrue(Double.isNaN(OrderSweep.published("pool", 1_000, "throughput")));
         assertTrue(Double.isNaN(OrderSweep.published("virtual", 2_000, "throughput")));
+        // the article's own stacks: Spring MVC on virtual threads ("virtual") and Spring WebFlux ("webflux")
+        assertEquals(8_200, OrderSweep.published("spring-mvc-virtual", 1_000, "throughput"), 1e-9);
+        assertEquals(7_200, OrderSweep.published("spring-mvc-virtual", 10_000, "throughput"), 1e-9);
+        assertEquals(8_500, OrderSweep.published("spring-webflux", 1_000, "throughput"), 1e-9);
+        assertEquals(7_900, OrderSweep.published("spring-webflux", 10_000, "throughput"), 1e-9);
+        assertTrue(Double.isNaN(OrderSweep.published("spring-webflux", 2_000, "throughput")));
+        assertTrue(Double.isNaN(OrderSweep.published("webflux", 1_000, "throughput")), "not an implementation");
     }
 }

@@ -10,11 +10,13 @@ import java.util.Locale;
 /**
  * Chapter 02's experiment, one copy for the notebook and for snippet S09 ({@code order-sweep}): the
  * order service (snippet S06) under a closed loop of rising users, each implementation in its own
- * JVM, each level measured by the load generator in another (see {@link LoadTest}), with two bounds:
+ * JVM, each level measured by the load generator in another (see {@link LoadTest}), with two bounds.
+ * Chapter 06 runs the same endpoint in Spring Boot (snippet S22): {@link #SPRING_IMPLEMENTATIONS}, Spring
+ * MVC on virtual threads and Spring WebFlux, the comparison article's two stacks.
  * <ul>
  *   <li>Little's law: at most min(users, concurrency) orders are in service, each for at least
  *       {@link #SERVICE_SECONDS}, so throughput &lt;= min(U, P) / 0.110 s (P = the pool's threads;
- *       unbounded for virtual threads and Reactor);</li>
+ *       unbounded for virtual threads, Reactor and both Spring stacks);</li>
  *   <li>the CPU: the machine's cores can't burn more than cores CPU-seconds per second, and whatever
  *       else runs on it takes its share first, so throughput &lt;= (cores - cores busy elsewhere) /
  *       (CPU seconds per order of server + load generator + dependencies), all measured in the same
@@ -27,8 +29,16 @@ public final class OrderSweep {
     /** The order's dependencies, one after the other: 100 ms + 10 ms. */
     public static final double SERVICE_SECONDS = 0.110;
     public static final String SERVICE = "S06_OrderService.java";
+    /** Chapter 06's Spring Boot version of the same service: {@code --stack mvc} or {@code --stack webflux}. */
+    public static final String SPRING_SERVICE = "S22_SpringOrderService.java";
     public static final String STUB = "S07_DependencyStub.java";
+    /** Chapter 02's three, served by S06: what a sweep runs unless told otherwise. */
     public static final List<String> IMPLEMENTATIONS = List.of("pool", "virtual", "reactive");
+    /** Chapter 06's two, served by S22: Spring MVC on a virtual thread per request, and Spring WebFlux. */
+    public static final List<String> SPRING_IMPLEMENTATIONS = List.of("spring-mvc-virtual", "spring-webflux");
+    /** Every name {@link #run} accepts. */
+    public static final List<String> ALL_IMPLEMENTATIONS = List.of("pool", "virtual", "reactive",
+            "spring-mvc-virtual", "spring-webflux");
     /** Far beyond what a laptop's loopback serves in a closed loop; a typo's guard, not a capacity claim. */
     public static final int MAX_USERS = 20_000;
     /** The item every load test orders (any id below 1,000,000 works; those above fail on purpose). */
@@ -98,10 +108,24 @@ public final class OrderSweep {
 
     /** The implementation name a sweep accepts. */
     public static String requireImpl(String impl) {
-        if (!IMPLEMENTATIONS.contains(impl)) {
-            throw new IllegalArgumentException("impl must be one of " + IMPLEMENTATIONS + ", got '" + impl + "'");
+        if (!ALL_IMPLEMENTATIONS.contains(impl)) {
+            throw new IllegalArgumentException("impl must be one of " + ALL_IMPLEMENTATIONS + ", got '" + impl + "'");
         }
         return impl;
+    }
+
+    /** The snippet that serves {@code impl}: S06 for chapter 02's three, S22 for the Spring stacks. */
+    public static String service(String impl) {
+        return SPRING_IMPLEMENTATIONS.contains(requireImpl(impl)) ? SPRING_SERVICE : SERVICE;
+    }
+
+    /** The arguments that make {@link #service}{@code (impl)} serve {@code impl} (before any of the caller's). */
+    public static List<String> serviceArgs(String impl, int poolThreads) {
+        return switch (requireImpl(impl)) {
+            case "spring-mvc-virtual" -> List.of("--stack", "mvc");
+            case "spring-webflux" -> List.of("--stack", "webflux");
+            default -> List.of("--impl", impl, "--threads", Integer.toString(poolThreads));
+        };
     }
 
     /** Little's law for a closed loop of {@code users}: min(U, P) / 0.110 s, P unbounded but for the pool. */
@@ -149,17 +173,17 @@ public final class OrderSweep {
     }
 
     /**
-     * Starts {@code impl} (its own JVM), measures each level of {@code plan} against it in turn and stops it
-     * (also when interrupted). {@code serverArgs} go to S06 as they are (e.g. {@code --deps URL});
+     * Starts {@code impl} (its own JVM: S06, or S22 for the Spring stacks), measures each level of {@code plan}
+     * against it in turn and stops it (also when interrupted). {@code serverArgs} go to the server as they are
+     * (e.g. {@code --deps URL}, which both take);
      * {@code dependencies} are sampled with the server. Prints one line per level.
      */
     public static List<Row> run(String impl, Plan plan, List<ServerProcess> dependencies, String... serverArgs) {
-        requireImpl(impl);
-        List<String> args = new ArrayList<>(List.of("--impl", impl, "--threads", Integer.toString(plan.poolThreads())));
+        List<String> args = new ArrayList<>(serviceArgs(impl, plan.poolThreads()));
         args.addAll(List.of(serverArgs));
         int cores = Runtime.getRuntime().availableProcessors();
         List<Row> rows = new ArrayList<>();
-        try (ServerProcess server = ServerProcess.start(SERVICE, args.toArray(String[]::new))) {
+        try (ServerProcess server = ServerProcess.start(service(impl), args.toArray(String[]::new))) {
             URI target = URI.create(server.uri() + "?id=" + ITEM);
             List<LoadTest.Measured> levels = LoadTest.measureLevels(server,
                     HttpLoad.Options.closedLoop(target, plan.users().get(0), plan.firstWarmUp(), plan.measured()),
@@ -188,11 +212,15 @@ public final class OrderSweep {
                 published(impl, users, "throughput"), r.seconds());
     }
 
-    /** The comparison article's figure for {@code impl} at {@code users}, or NaN where it published none. */
+    /**
+     * The comparison article's figure for {@code impl} at {@code users}, or NaN where it published none. Its
+     * "virtual" rows are Spring MVC on virtual threads and its "webflux" rows Spring WebFlux: chapter 06's Spring
+     * stacks exactly, chapter 02's plain versions (virtual threads, Reactor Netty) the same models without Spring.
+     */
     public static double published(String impl, int users, String metric) {
         String implementation = switch (impl) {
-            case "virtual" -> "virtual";
-            case "reactive" -> "webflux";
+            case "virtual", "spring-mvc-virtual" -> "virtual";
+            case "reactive", "spring-webflux" -> "webflux";
             default -> null;
         };
         if (implementation == null || !(users == 1_000 || users == 5_000 || users == 10_000)) return Double.NaN;

@@ -1,0 +1,419 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21 -parameters
+// A heap cap, as S20 (the JDK 25 post fixed its heap at 512 MB); //CDS: later starts take ~2 s instead of ~4.
+// Netty (WebFlux's server, and its client) loads native code; JDK 24+ warns unless native access is enabled.
+//RUNTIME_OPTIONS -Xmx512m -Xlog:cds*=off --enable-native-access=ALL-UNNAMED
+//CDS
+// Spring Boot's bill of materials pins every Spring, Tomcat, Reactor Netty and Jackson version to this release.
+//DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
+//DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
+//DEPS org.springframework.boot:spring-boot-starter-webflux:4.1.1
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/SpringArgs.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/ProcessStats.java
+//SOURCES ../helpers/unpinned/ServerControl.java
+package unpinned.snippets;
+
+/*
+ * S22: chapter 02's order service in Spring Boot, twice (chapter 06): Spring MVC on virtual threads vs WebFlux.
+ *
+ * The question: an article measured the same order endpoint as Spring MVC with spring.threads.virtual.enabled
+ * and as Spring WebFlux, and found them within a few percent (8,200 vs 8,500 orders/s at 1,000 users on 8 vCPU).
+ * Same steps, two programming models:
+ *   --stack mvc      Spring MVC on Tomcat, a new virtual thread per request: blocking controller code
+ *   --stack webflux  Spring WebFlux on Reactor Netty, a few event loops: the same steps as a Mono chain
+ * GET /order?id=N is S06's contract: the price from a slow dependency (100 ms), then the stock from a fast one
+ * (10 ms), answered as {"id":N,"price":P,"stock":S}; 400 for an id that is no number; ids >= 1,000,000 have no
+ * stock record and fail deep inside with 500 and the stack trace as text (a course server on loopback only).
+ *
+ * The bound: neither caps concurrency (no pool of threads, Tomcat allowed 20,000 connections, keep-alive without
+ * a request limit), so Little's law gives users / 0.110 s for both, and the machine's cores cap both at
+ * cores / (CPU seconds per order). The pitfall: on a small machine both reach the CPU bound long before
+ * Little's, so what differs is CPU per request (the framework's and the client's), not concurrency; "reactive
+ * scales better" is not what such a run measures.
+ *
+ * Dependencies: simulated in-process (Thread.sleep, Mono.delay), or with --deps http://127.0.0.1:PORT real HTTP
+ * calls to a dependency stub (S07): RestClient on the JDK HttpClient for MVC, WebClient on Reactor Netty for
+ * WebFlux, each client's pool unbounded so it never becomes the limit.
+ *
+ * Command line, port, loopback and stopping as S20: Spring's own --name=value properties too, --port N or
+ * --server.port=N, --control for the course's ServerProcess (@@ready once Spring says the application is ready,
+ * then "stats" and "stop" on standard input); it stops on "stop", at the end of its input and on SIGTERM.
+ */
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.ConnectionProvider;
+import unpinned.Cli;
+import unpinned.Profile;
+import unpinned.ServerControl;
+import unpinned.SpringArgs;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+@Import({S22_SpringOrderService.BlockingOrders.class, S22_SpringOrderService.ReactiveOrders.class})
+public class S22_SpringOrderService {
+    static final String USAGE = """
+            usage: S22_SpringOrderService [--stack mvc|webflux] [--deps http://127.0.0.1:PORT] [--port N]
+                                          [--spring.property=value ...] [--control]
+              --stack S       mvc: Spring MVC on Tomcat, a virtual thread per request (blocking code);
+                              webflux: Spring WebFlux on Reactor Netty (a Mono chain); default mvc
+              --deps URL      call the dependencies over HTTP at URL (a dependency-stub on loopback)
+                              instead of simulating them in-process
+              --port N        0 (any free port, printed) or 1..65535 (default 8080); or --server.port=N
+              --control       read commands on standard input (stats, stop); used by the course's ServerProcess
+              Spring's own properties as --name=value (e.g. --server.tomcat.max-connections=30000), except
+              what --stack sets: spring.main.web-application-type, spring.threads.virtual.enabled and
+              spring.autoconfigure.exclude. It binds 127.0.0.1 only (server.address can't be changed).""";
+
+    static final int DEFAULT_PORT = 8080;
+    static final String TOMCAT_REACTIVE =
+            "org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration";
+    static final Duration SLOW = Duration.ofMillis(100);
+    static final Duration FAST = Duration.ofMillis(10);
+    /** Items with a stock record: 0 .. ITEMS - 1, as in S06. */
+    static final long ITEMS = 1_000_000;
+    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
+    static final AtomicLong HANDLED = new AtomicLong();
+    static final AtomicLong FAILED = new AtomicLong();
+    static final AtomicLong ON_VIRTUAL_THREADS = new AtomicLong();
+    /** Where the real dependencies live (--deps, checked to be loopback), or null: simulated in-process. */
+    static URI deps;
+    static volatile long readyNanos;
+
+    // ---------------------------------------------------------------- mvc: blocking code, a virtual thread each
+
+    /** Registered only when Spring runs a servlet stack (Tomcat): --stack mvc. */
+    @RestController
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    public static class BlockingOrders implements AutoCloseable {
+        private final HttpClient http;
+        private final RestClient rest;
+
+        public BlockingOrders() {
+            // Explicitly the JDK client: with Reactor Netty on the classpath RestClient would otherwise pick it.
+            // HTTP/1.1 as S06 (the stub speaks no HTTP/2); its connection pool has no size limit.
+            http = deps == null ? null : HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            JdkClientHttpRequestFactory factory = deps == null ? null : new JdkClientHttpRequestFactory(http);
+            if (factory != null) factory.setReadTimeout(DEPENDENCY_TIMEOUT);
+            rest = deps == null ? null : RestClient.builder().requestFactory(factory).build();
+        }
+
+        @GetMapping("/order")
+        public ResponseEntity<String> order(@RequestParam(name = "id", required = false) String id) {
+            long n = id(id);
+            if (n < 0) return badId();
+            try {
+                double price = priceService(n);   // slow dependency: the thread waits 100 ms (unmounted)
+                int stock = stockService(n);      // fast dependency: 10 ms
+                if (Thread.currentThread().isVirtual()) ON_VIRTUAL_THREADS.incrementAndGet();
+                return json(orderJson(n, price, stock));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // the server is stopping
+                return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("the server is stopping\n");
+            } catch (Exception e) {
+                return failed(e);
+            }
+        }
+
+        double priceService(long id) throws IOException, InterruptedException {
+            if (rest != null) return Double.parseDouble(call("/price?id=" + id));
+            Thread.sleep(SLOW);
+            return price(id);
+        }
+
+        int stockService(long id) throws IOException, InterruptedException {
+            if (rest != null) return Integer.parseInt(call("/stock?id=" + id));
+            Thread.sleep(FAST);
+            return stock(id);
+        }
+
+        /** One blocking HTTP call: the virtual thread waits for the answer, its carrier does not. */
+        String call(String pathAndQuery) {
+            return rest.get().uri(deps.resolve(pathAndQuery)).exchange((request, response) -> {
+                String body = new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+                int status = response.getStatusCode().value();
+                if (status != 200) throw new IOException(pathAndQuery + " answered " + status + ": " + body);
+                return body;
+            });
+        }
+
+        @Override
+        public void close() {
+            if (http != null) http.close(); // its selector thread and connections (JDK 21+)
+        }
+    }
+
+    // ---------------------------------------------------------------- webflux: the same steps as a Mono chain
+
+    /** Registered only when Spring runs a reactive stack (Reactor Netty): --stack webflux. */
+    @RestController
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    public static class ReactiveOrders implements AutoCloseable {
+        private final ConnectionProvider connections;
+        private final WebClient web;
+
+        public ReactiveOrders() {
+            // Reactor Netty's default pool holds 2 x max(cores, 8) connections per host: with hundreds of orders
+            // in flight it would be the limit. Sized as S06's: unbounded, like the JDK client.
+            connections = deps == null ? null : ConnectionProvider.builder("dependencies")
+                    .maxConnections(100_000).pendingAcquireMaxCount(-1).build();
+            web = deps == null ? null : WebClient.builder()
+                    .clientConnector(new ReactorClientHttpConnector(reactor.netty.http.client.HttpClient
+                            .create(connections))).build();
+        }
+
+        @GetMapping("/order")
+        public Mono<ResponseEntity<String>> order(@RequestParam(name = "id", required = false) String id) {
+            long n = id(id);
+            if (n < 0) return Mono.just(badId());
+            return priceService(n)
+                    .flatMap(price -> stockService(n)
+                            .map(stock -> json(orderJson(n, price, stock))))
+                    .onErrorResume(e -> Mono.just(failed(e)));
+        }
+
+        Mono<Double> priceService(long id) {
+            if (web != null) return call("/price?id=" + id).map(Double::parseDouble);
+            return Mono.delay(SLOW).map(tick -> price(id)); // a timer, not a thread, waits
+        }
+
+        Mono<Integer> stockService(long id) {
+            if (web != null) return call("/stock?id=" + id).map(Integer::parseInt);
+            return Mono.delay(FAST).map(tick -> stock(id));
+        }
+
+        /** One non-blocking HTTP call: returns at once; the body arrives later, on an event loop. */
+        Mono<String> call(String pathAndQuery) {
+            return web.get().uri(deps.resolve(pathAndQuery))
+                    .exchangeToMono(response -> response.bodyToMono(String.class).defaultIfEmpty("")
+                            .flatMap(body -> response.statusCode().value() == 200 ? Mono.just(body)
+                                    : Mono.error(new IOException(pathAndQuery + " answered "
+                                            + response.statusCode().value() + ": " + body))))
+                    .timeout(DEPENDENCY_TIMEOUT);
+        }
+
+        @Override
+        public void close() {
+            if (connections != null) connections.dispose();
+        }
+    }
+
+    // ---------------------------------------------------------------- the business rules and answers, as S06
+
+    static double price(long id) {
+        return 10 + id % 90;
+    }
+
+    static int stock(long id) {
+        if (id < 0 || id >= ITEMS) throw new NoSuchElementException("no stock record for item " + id);
+        return (int) (id % 7);
+    }
+
+    static String orderJson(long id, double price, int stock) {
+        HANDLED.incrementAndGet();
+        return "{\"id\":" + id + ",\"price\":" + price + ",\"stock\":" + stock + "}";
+    }
+
+    /** The id as S06 reads it: absent is 0, anything but a whole number is -1 (refused). */
+    static long id(String value) {
+        if (value == null) return 0;
+        try {
+            return Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    static ResponseEntity<String> json(String body) {
+        return ResponseEntity.ok().contentType(MediaType.APPLICATION_JSON).body(body);
+    }
+
+    static ResponseEntity<String> badId() {
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON)
+                .body("{\"error\":\"id must be a number\"}");
+    }
+
+    /** 500 with the stack trace as the JVM prints it: the lesson's evidence (blocking and reactive differ). */
+    static ResponseEntity<String> failed(Throwable e) {
+        FAILED.incrementAndGet();
+        StringWriter out = new StringWriter();
+        e.printStackTrace(new PrintWriter(out));
+        return ResponseEntity.internalServerError().contentType(MediaType.TEXT_PLAIN).body(out.toString());
+    }
+
+    // ---------------------------------------------------------------- start, serve, stop
+
+    /** Defaults the command line can override (lowest precedence in Spring's order). */
+    static Map<String, Object> defaults() {
+        Map<String, Object> d = new LinkedHashMap<>();
+        d.put("spring.application.name", "unpinned-spring-orders");
+        d.put("spring.main.banner-mode", "off");
+        d.put("server.shutdown", "immediate");              // a course server stops at once; its load is over
+        // Tomcat's defaults would cap the experiment before the threads do: 8,192 connections, a backlog of 100,
+        // and a connection closed after 100 requests (a closed-loop user would reconnect every 100 orders).
+        d.put("server.tomcat.max-connections", 20_000);
+        d.put("server.tomcat.accept-count", 10_000);
+        d.put("server.tomcat.max-keep-alive-requests", -1);
+        return d;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Profile.announceOrExit("S22");
+        if (List.of(args).contains("-h") || List.of(args).contains("--help")) {
+            System.out.println(USAGE);
+            return;
+        }
+        SpringArgs a;
+        String stack;
+        try {
+            a = SpringArgs.parse(args, DEFAULT_PORT, Set.of("--stack", "--deps"), Set.of());
+            stack = a.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
+            deps = dependencies(a.cli().value("--deps", null));
+            a.refuse("spring.main.web-application-type", "--stack");
+            a.refuse("spring.threads.virtual.enabled", "--stack");
+            a.refuse("spring.autoconfigure.exclude", "--stack");
+            SpringArgs.requireFreePort(a.port());
+        } catch (IllegalArgumentException e) {
+            Cli.exit("S22", e.getMessage());
+            return;
+        }
+        boolean mvc = stack.equals("mvc");
+        // Both starters are on the classpath, so Spring would pick the servlet stack: --stack decides. On the
+        // reactive stack Tomcat could serve WebFlux too; excluding its factory leaves Reactor Netty, whatever
+        // the order Spring happens to process auto-configurations in.
+        a = a.with("spring.main.web-application-type", mvc ? "servlet" : "reactive")
+                .with("spring.threads.virtual.enabled", "" + mvc);
+        if (!mvc) a = a.with("spring.autoconfigure.exclude", TOMCAT_REACTIVE);
+        SpringApplication app = new SpringApplication(S22_SpringOrderService.class);
+        app.setDefaultProperties(defaults());
+        app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
+            if (event instanceof ApplicationReadyEvent) readyNanos = System.nanoTime();
+        });
+        ConfigurableApplicationContext context;
+        try {
+            context = app.run(a.spring().toArray(String[]::new));
+        } catch (RuntimeException e) {
+            if (SpringArgs.portInUse(e)) {
+                Cli.exit("S22", "port " + a.port() + " is in use; use --port 0 to let the system pick a free"
+                        + " port");
+            }
+            System.err.println("S22: Spring Boot did not start (" + SpringArgs.rootMessage(e) + "); its report is"
+                    + " above");
+            System.exit(1);
+            return;
+        }
+        if (readyNanos == 0) { // run() returns after ApplicationReadyEvent; anything else is a failed start
+            System.err.println("S22: Spring Boot returned without saying the application is ready");
+            System.exit(1);
+        }
+        Environment env = context.getEnvironment();
+        int port = env.getRequiredProperty("local.server.port", Integer.class);
+        boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
+        long started = ManagementFactory.getRuntimeMXBean().getStartTime();
+        double startSeconds = (System.currentTimeMillis() - started) / 1e3;
+        URI uri = URI.create("http://127.0.0.1:" + port + "/order");
+        System.out.println(String.format(Locale.ROOT, "serving Spring Boot %s orders at %s?id=1, %s (%s); ready"
+                        + " %.1f s after the JVM started%s", SpringBootVersion.getVersion(), uri,
+                mvc ? "Spring MVC on Tomcat, a virtual thread per request" : "Spring WebFlux on Reactor Netty",
+                deps == null ? "dependencies simulated" : "dependencies at " + deps, startSeconds,
+                a.control() ? "" : "; Ctrl-C stops it"));
+        Map<String, Object> describe = new LinkedHashMap<>();
+        describe.put("springBoot", SpringBootVersion.getVersion());
+        describe.put("stack", stack);
+        describe.put("webServer", context instanceof WebServerApplicationContext w
+                ? w.getWebServer().getClass().getSimpleName() : "unknown");
+        describe.put("virtualThreads", virtual);
+        describe.put("deps", deps == null ? "simulated" : deps.toString());
+        describe.put("startSeconds", startSeconds);
+        describe.put("maxHeapMb", Runtime.getRuntime().maxMemory() >> 20);
+        ServerControl.serve(uri, describe, a.control(), () -> {
+            Map<String, Object> own = new LinkedHashMap<>();
+            own.put("handled", HANDLED.get());
+            own.put("failed", FAILED.get());
+            own.put("handledOnVirtualThreads", ON_VIRTUAL_THREADS.get());
+            return own;
+        }, context::close);
+        System.exit(0); // stopped: context closed, the server and the clients gone
+    }
+
+    /** The --deps value as a base URI on loopback, or null when absent (S06's rule). */
+    static URI dependencies(String value) {
+        if (value == null) return null;
+        URI uri;
+        try {
+            uri = URI.create(value.endsWith("/") ? value : value + "/");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--deps must be a URL like http://127.0.0.1:8081, got '" + value
+                    + "'");
+        }
+        String host = uri.getHost();
+        if (!"http".equals(uri.getScheme()) || host == null || uri.getPort() < 1
+                || !(host.startsWith("127.") || host.equals("localhost") || host.equals("[::1]"))) {
+            throw new IllegalArgumentException("--deps must be an http URL on loopback with a port, like "
+                    + "http://127.0.0.1:8081 (a dependency-stub), got '" + value + "'");
+        }
+        return uri;
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang spring-order-service --stack mvc --port 8080           (until Ctrl-C; or --stack webflux)
+ *   curl 'http://127.0.0.1:8080/order?id=42'
+ *   curl 'http://127.0.0.1:8080/order?id=1000000'          (a failure: the 500 body is its stack trace)
+ *   tools/jbang http-load --url 'http://127.0.0.1:8080/order?id=42' --connections 1000
+ *   tools/jbang dependency-stub --port 8081 & tools/jbang spring-order-service --deps http://127.0.0.1:8081
+ *   tools/jbang order-sweep --impl spring --users 200,500 --deps   (both stacks, each in its own JVM, vs bounds)
+ *
+ * What you should see (a 2-core VM, JDK 25, Spring Boot 4.1.1): "serving Spring Boot 4.1.1 orders ..." ~2.5 s
+ * after the JVM starts (~5 s the first time, while JBang's class-data archive is made); {"id":42,"price":52.0,
+ * "stock":0} in ~110 ms from either stack; the 500 of id=1000000 shows two kinds of trace: Spring's and
+ * Tomcat's frames under the controller on mvc, Reactor's operators and a scheduler thread on webflux.
+ * Under 200 users with simulated dependencies both stay near Little's law (~1,790 of 1,818 orders/s) at
+ * ~200 (mvc) and ~150 (webflux) µs of server CPU per order. With --deps the clients' cost shows: RestClient
+ * on the JDK HttpClient took ~1,300 µs per order, WebClient on Reactor Netty ~350 µs, so on 2 cores mvc sat
+ * at its CPU bound (~1,080 orders/s) while webflux came close to Little's (~1,690). Run it on a machine
+ * with more cores and both reach Little's law: the model did not cap concurrency, the CPU per order did.
+ */
