@@ -551,3 +551,87 @@ def test_06_mvc_and_webflux_stay_under_both_bounds_beside_the_minimal_servers(ch
            f" server CPU per order: MVC {mvc['serverCpuUsPerRequest']:,.0f} µs, WebFlux"
            f" {flux['serverCpuUsPerRequest']:,.0f} µs, HttpServer {rows['virtual']['serverCpuUsPerRequest']:,.0f} µs,"
            f" Reactor Netty {rows['reactive']['serverCpuUsPerRequest']:,.0f} µs")
+
+
+# ----------------------------------------------------------------------------- physics of chapter 07
+
+@pytest.fixture(scope="module")
+def chapter_07_ran(results_dir):
+    executed("07-a-real-database-and-backpressure.ipynb")
+    return results_dir
+
+
+def test_07_the_pool_caps_throughput_and_a_semaphore_removes_the_timeouts(chapter_07_ran):
+    data = latest_result(chapter_07_ran, "07-pool-cap")["data"]
+    pool, q = data["pool"], data["queryMs"] / 1e3
+    rows = data["rows"]
+    for r in rows:
+        assert r["bound"] == pytest.approx(min(r["users"], pool) / q), r  # Little's law: min(U, P) / q
+        assert 0 < r["throughput"] <= r["ceiling"] * 1.001, r
+        if r["users"] >= 2 * pool:  # saturated: at the pool's bound, within 10 %, whatever the users
+            assert r["throughput"] >= 0.9 * r["bound"], r
+    top = max(r["users"] for r in rows)
+    none = next(r for r in rows if r["run"] == "none" and r["users"] == top)
+    sem = next(r for r in rows if r["run"] == "semaphore" and r["users"] == top)
+    assert none["timeouts"] > 0, none  # unguarded, the users beyond the pool wait in it until they time out
+    assert sem["timeouts"] == 0 and sem["usersWithoutQuery"] == 0, sem
+    assert sem["poolWaitMeanMs"] < 5, sem  # nobody waits in HikariCP's queue: the wait moved to the semaphore
+    assert sem["throughput"] == pytest.approx(none["throughput"], rel=0.10), (sem, none)
+    db = data["database"]
+    report(f"07 pool cap at {top} users: {none['ratioToBound']:.3f} x {pool} / {q:.3f} s ({db['version']},"
+           f" {db['kind']}); no guard: {100 * none['timeoutShare']:.0f} % of attempts timed out ({none['timeouts']}),"
+           f" {none['usersWithoutQuery']} of {top} users got no query done; semaphore: {sem['timeouts']} timeouts at"
+           f" {sem['throughput'] / none['throughput']:.2f} x the unguarded throughput")
+
+
+def test_07_a_bulkhead_keeps_the_fast_queries_at_their_bound(chapter_07_ran):
+    data = latest_result(chapter_07_ran, "07-pool-cap")["data"]
+    levels = {l["run"]: l for l in data["bulkhead"]}
+    b, m = levels["bulkhead"], levels["mixed"]
+    for l in (b, m):
+        assert l["throughput"] <= l["ceiling"] * 1.001 and l["slowThroughput"] <= l["slowCeiling"] * 1.001, l
+    assert b["timeouts"] == 0 and b["slowTimeouts"] == 0 and b["throughput"] >= 0.9 * b["bound"], b
+    report(f"07 bulkhead, fast queries next to {b['slowUsers']} slow users: {b['ratioToBound']:.3f} x their bound,"
+           f" 0 timeouts; without it {m['ratioToBound']:.3f} x with {m['timeouts'] + m['slowTimeouts']} timeouts")
+
+
+def test_07_a_pool_per_request_leaks_its_threads(chapter_07_ran):
+    rows = {r["mode"]: r for r in latest_result(chapter_07_ran, "07-parallel-writes")["data"]}
+    v, leak, closed = rows["virtual"], rows["fixed-leak"], rows["fixed-closed"]
+    for r in rows.values():
+        # the bound's CPU side is CPU time read in 10 ms ticks from this JVM and every database process: an estimate
+        assert r["requests"] > 0 and r["throughput"] <= 1.10 * r["bound"], r
+    # a fixed pool starts a thread per task and never ends one without shutdown(): 3 more per request
+    assert leak["liveThreadsAfter"] >= 3 * leak["requests"], leak
+    assert v["liveThreadsAfter"] < 0.1 * leak["liveThreadsAfter"] and closed["liveThreadsAfter"] < 0.1 * leak[
+        "liveThreadsAfter"], rows
+    report(f"07 JDK 25 post's parallel writes: live threads after, leaking pool / virtual executor ="
+           f" {leak['liveThreadsAfter'] / v['liveThreadsAfter']:,.0f} x ({leak['liveThreadsAfter']:,} vs"
+           f" {v['liveThreadsAfter']}; the post 2,981 vs 38); throughput virtual / leaking ="
+           f" {v['throughput'] / leak['throughput']:.2f} x (the post 1.35); ratios to the lower bound {v['ratioToBound']:.2f}"
+           f" / {leak['ratioToBound']:.2f} / {closed['ratioToBound']:.2f}")
+
+
+def test_07_the_structured_fan_out_cancels_its_siblings(chapter_07_ran):
+    rows = {r["impl"]: r for r in latest_result(chapter_07_ran, "07-structured-fanout")["data"]}
+    s, f, c = rows["structured"], rows["futures"], rows["futures-cancel"]
+    assert s["siblingRowsWritten"] == 0 and s["elapsedOverSleep"] < 0.25, s
+    assert f["elapsedOverSleep"] >= 1.0 and f["siblingRowsWritten"] == f["siblingRowsPossible"] > 0, f
+    assert c["elapsedOverSleep"] < 0.25 and c["siblingRowsWritten"] > 0, c  # cancel(true) interrupts nothing
+    report(f"07 structured fan-out, one insert fails: the scope answers after {s['elapsedOverSleep']:.3f} x the"
+           f" siblings' sleep with 0 of {s['siblingRowsPossible']} sibling rows written; allOf after"
+           f" {f['elapsedOverSleep']:.3f} x with {f['siblingRowsWritten']}; cancel(true) after"
+           f" {c['elapsedOverSleep']:.3f} x, yet {c['siblingRowsWritten']} written")
+
+
+def test_07_a_scoped_value_holds_less_heap_than_thread_local_copies(chapter_07_ran):
+    data = latest_result(chapter_07_ran, "07-scoped-values")["data"]
+    heap = {r["mode"]: r for r in data["rows"]}
+    n, copy = data["threads"], data["copyBoundBytes"]
+    tl, sv, none = heap["threadlocal"], heap["scopedvalue"], heap["none"]
+    assert sv["heapUsedMb"] < tl["heapUsedMb"], heap
+    # each copy holds at least its own bytes, on top of what the parked thread itself costs
+    assert (tl["heapUsedMb"] - none["heapUsedMb"]) * 1e6 >= 0.95 * n * copy, (heap, n, copy)
+    report(f"07 ScopedValue at {n:,} threads: {sv['heapUsedMb'] / tl['heapUsedMb']:.2f} x the ThreadLocal heap"
+           f" ({sv['heapUsedMb']:.0f} vs {tl['heapUsedMb']:.0f} MB); a copy {tl['bytesPerThread'] - none['bytesPerThread']:,.0f}"
+           f" B per thread over the control = {(tl['bytesPerThread'] - none['bytesPerThread']) / copy:.2f} x its own {copy:,.0f} B")

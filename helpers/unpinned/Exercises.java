@@ -76,7 +76,16 @@ public final class Exercises {
                     "a virtual thread per request: how many can be in service at once?")),
             Map.entry("06.4", new Answer("4. Change the code, re-measure", Bounds.closedLoopThroughput(500, 100, 0.100),
                     0.1, "a measurement can't beat min(U, P) / S with P = 100; did you re-run the pull request's"
-                            + " cells after the change?")));
+                            + " cells after the change?")),
+            Map.entry("07.1", new Answer("1. The pool's cap", Bounds.littleThroughput(20, 0.025), 0.01,
+                    "at most P queries hold a connection at once, each for q: lambda <= P / q")),
+            Map.entry("07.2", new Answer("2. The wait", (300 / Bounds.littleThroughput(20, 0.025) - 0.025) * 1_000, 0.05,
+                    "all U users are inside the loop: each query takes U / lambda, of which q is the query itself")),
+            Map.entry("07.3", new Answer("3. The leak", 4 * 500, 0.01,
+                    "a fixed pool starts a thread per task until it is full, and never ends one without shutdown()")),
+            Map.entry("07.4", new Answer("4. Change the code, re-measure", Bounds.littleThroughput(20, 0.050), 0.1,
+                    "a measurement can't beat P / q with P = 20; did you re-run the cells down to the table after"
+                            + " the change?")));
 
     /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
     static double carrierSpeedUp(int carriers) {

@@ -1,0 +1,177 @@
+package unpinned;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class DatabaseTest {
+    static final ByteArrayOutputStream OUT = new ByteArrayOutputStream();
+
+    static PrintStream out() {
+        OUT.reset();
+        return new PrintStream(OUT, true, StandardCharsets.UTF_8);
+    }
+
+    /** pg_sleep(s) through the pool: the milliseconds it took (at least s). */
+    static double sleepMs(HikariDataSource pool, double seconds) throws SQLException {
+        long t0 = System.nanoTime();
+        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT pg_sleep(?)")) {
+            ps.setDouble(1, seconds);
+            ps.execute();
+        }
+        return (System.nanoTime() - t0) / 1e6;
+    }
+
+    /** Creates a table, inserts three rows and counts them. */
+    static int insertAndCount(HikariDataSource pool) throws SQLException {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE orders (id INT PRIMARY KEY, item VARCHAR(40) NOT NULL)");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (id, item) VALUES (?, ?)")) {
+                for (int i = 1; i <= 3; i++) {
+                    ps.setInt(1, i);
+                    ps.setString(2, "item-" + i);
+                    ps.executeUpdate();
+                }
+            }
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM orders WHERE item LIKE 'item-%'")) {
+                r.next();
+                return r.getInt(1);
+            }
+        }
+    }
+
+    @Test
+    void anEmbeddedPostgresRunsQueriesAndLeavesNothingBehind() throws Exception {
+        Database db = Database.start(out(), k -> null, true); // the environment ignored: never the learner's server
+        Path folder;
+        long pid;
+        List<ProcessHandle> family = new ArrayList<>(); // the postmaster and its children (backends, workers)
+        try {
+            String said = OUT.toString(StandardCharsets.UTF_8).strip();
+            assumeTrue(db.kind().equals(Database.EMBEDDED), "no embedded PostgreSQL on this machine: " + said);
+            assertEquals("", said, "the embedded server starts quietly");
+            assertTrue(db.version().startsWith("PostgreSQL 17."), db.version());
+            assertTrue(db.jdbcUrl().startsWith("jdbc:postgresql://127.0.0.1:"), db.jdbcUrl());
+            folder = db.folder();
+            pid = db.serverPid().orElseThrow();
+            assertTrue(Files.isDirectory(folder.resolve("data")) && ProcessHandle.of(pid).isPresent(), folder.toString());
+
+            HikariDataSource pool = db.pool("test-pg", 4, Duration.ofMillis(500));
+            assertEquals(4, pool.getHikariPoolMXBean().getTotalConnections(), "all connections open on return");
+            double ms = sleepMs(pool, 0.05);
+            assertTrue(ms >= 50 && ms < 2_000, "pg_sleep(0.05) took " + ms + " ms");
+            assertEquals(3, insertAndCount(pool));
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SHOW max_connections")) {
+                r.next();
+                assertEquals(Database.EMBEDDED_MAX_CONNECTIONS, r.getInt(1));
+            }
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("SHOW listen_addresses")) {
+                r.next();
+                assertEquals("127.0.0.1", r.getString(1), "loopback only");
+            }
+            // an exhausted pool makes the next caller wait connectionTimeout, then fail
+            HikariDataSource one = db.pool("test-one", 1, Duration.ofMillis(250));
+            try (Connection held = one.getConnection()) {
+                long t0 = System.nanoTime();
+                assertThrows(SQLTransientConnectionException.class, one::getConnection);
+                assertTrue(System.nanoTime() - t0 >= TimeUnit.MILLISECONDS.toNanos(240));
+            }
+            var e = assertThrows(IllegalArgumentException.class, () -> Database.checkCapacity(1_005, 5, 1_001));
+            assertTrue(e.getMessage().startsWith("pools of this database can hold at most 1,005 connections in all"),
+                    e.getMessage());
+            Database.checkCapacity(1_005, 5, 1_000);
+            ProcessHandle postmaster = ProcessHandle.of(pid).orElseThrow();
+            family.add(postmaster);
+            family.addAll(postmaster.children().toList());
+            assertTrue(family.size() >= 6, "the postmaster, its workers and 5 backends: " + family.size());
+        } finally {
+            db.close();
+        }
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "postmaster " + pid + " still runs");
+        assertTrue(family.stream().noneMatch(ProcessHandle::isAlive), "a postgres process is still running");
+        assertFalse(Files.exists(folder), folder + " still exists");
+        assertTrue(ProcessHandle.allProcesses().noneMatch(h -> h.info().commandLine().orElse("").contains(folder.toString())),
+                "a process still names " + folder);
+        db.close(); // idempotent
+        assertThrows(IllegalStateException.class, () -> db.pool("late", 1, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void h2IsTheFallbackWithAnInterruptiblePgSleep() throws Exception {
+        try (Database db = Database.start(out(), k -> null, false)) {
+            String said = OUT.toString(StandardCharsets.UTF_8);
+            assertEquals(Database.H2, db.kind());
+            assertTrue(said.startsWith("database: embedded PostgreSQL not tried; using H2 2.")
+                    && said.strip().lines().count() == 1, said);
+            assertTrue(db.version().startsWith("H2 2."), db.version());
+            assertTrue(db.serverPid().isEmpty() && db.folder() == null);
+            HikariDataSource pool = db.pool("test-h2", 3, Duration.ofMillis(500));
+            double ms = sleepMs(pool, 0.05);
+            assertTrue(ms >= 50 && ms < 2_000, "pg_sleep(0.05) took " + ms + " ms");
+            assertEquals(3, insertAndCount(pool));
+
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread sleeper = Thread.ofVirtual().start(() -> {
+                try {
+                    sleepMs(pool, 30);
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            Thread.sleep(100);
+            long t0 = System.nanoTime();
+            sleeper.interrupt();
+            assertTrue(sleeper.join(Duration.ofSeconds(5)), "pg_sleep(30) ignored the interrupt");
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5));
+            assertTrue(failure.get() instanceof SQLException, String.valueOf(failure.get()));
+        }
+    }
+
+    @Test
+    void badSizesAndUrlsSayWhatIsAllowed() {
+        try (Database db = Database.start(out(), k -> null, false)) {
+            var e = assertThrows(IllegalArgumentException.class, () -> db.pool("p", 0, Duration.ofSeconds(1)));
+            assertEquals("pool size must be from 1 to 1,000 connections; got 0", e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> db.pool("p", 1_001, Duration.ofSeconds(1)));
+            assertTrue(e.getMessage().contains("1 to 1,000"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> db.pool("p", 5, Duration.ofMillis(100)));
+            assertEquals("connection timeout must be from 250 ms (HikariCP's minimum) to 600,000 ms; got 100 ms",
+                    e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> db.pool("p", 5, Duration.ofHours(1)));
+            assertTrue(e.getMessage().contains("600,000 ms"), e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> db.pool("a b", 5, Duration.ofSeconds(1)));
+            assertTrue(e.getMessage().startsWith("pool name must be"), e.getMessage());
+        }
+        var e = assertThrows(IllegalArgumentException.class, () -> Database.start(out(),
+                Map.of(Database.URL_ENV, "jdbc:mysql://localhost/x")::get, true));
+        assertTrue(e.getMessage().startsWith("UNPINNED_DB_URL must be a jdbc:postgresql:// URL"), e.getMessage());
+        var s = assertThrows(IllegalStateException.class, () -> Database.start(out(),
+                Map.of(Database.URL_ENV, "jdbc:postgresql://127.0.0.1:9/none")::get, true));
+        assertTrue(s.getMessage().startsWith("cannot connect to UNPINNED_DB_URL"), s.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Database.start(null));
+    }
+}

@@ -1,0 +1,581 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//RUNTIME_OPTIONS -Xms512m -Xmx512m
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Machine.java
+//SOURCES ../helpers/unpinned/Course.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/RunGuard.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/ProcessStats.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Database.java
+package unpinned.snippets;
+
+/*
+ * S24: three inserts in parallel per request: a virtual-thread executor per request, or a pool per request.
+ *
+ * The question: the JDK 25 + JPA post had each POST write 3 rows in parallel, CompletableFuture.supplyAsync(...,
+ * executor) three times and then join, under 200 k6 users for 5 s, through a HikariCP pool of 100 connections.
+ * With a new virtual-thread-per-task executor per request it measured about 210 req/s; with a new fixed pool of
+ * 100 platform threads per request about 156 req/s, and right after that run the application had 2,981 live
+ * threads (38 after the virtual run), 13.2 s of process CPU (10.8) and 288 MB of heap used (195). Here the
+ * same request runs against a real PostgreSQL (embedded; H2 if it can't start; your own with UNPINNED_DB_URL),
+ * 200 virtual-thread users in a closed loop for a bounded window, each mode in a JVM of its own:
+ *   virtual       try (var ex = Executors.newVirtualThreadPerTaskExecutor()) { 3 x supplyAsync; allOf.join }
+ *   fixed-leak    var ex = Executors.newFixedThreadPool(100); 3 x supplyAsync; allOf.join  -- never shut down,
+ *                 as in the post's code
+ *   fixed-closed  the same pool in try-with-resources (ExecutorService is AutoCloseable since JDK 19): the fix
+ *
+ * The bounds: a request needs a connection for each of its 3 inserts, so the pool allows at most
+ * connections / (3 x the time of one insert) requests per second (the insert is timed alone first, on one
+ * connection); and the CPU allows at most (cores - what the rest of the machine used) / (CPU seconds this JVM
+ * and its PostgreSQL server spent per request), as the course's other load tests count it (the embedded
+ * server's processes are read from /proc on Linux; elsewhere, or with your own server, only this JVM's CPU is
+ * "ours"). On 2 cores the CPU bound is by far the lower one: a local insert takes a fraction of a millisecond,
+ * and the database, the driver, the pool and the 3 tasks per request all share the 2 cores. Each run's
+ * throughput is printed as a ratio to the lower bound.
+ *
+ * The pitfall: a fixed pool's core threads never time out, and nothing ends them but shutdown(): a pool made
+ * per request and never shut down leaves its threads waiting for work forever, 3 per request (a fixed pool
+ * starts a new thread for each task it gets until it has 100). That is the post's 2,981 live threads, and they
+ * grow with every request until the process runs out of memory or of the OS's threads. Here a guard stops the
+ * run when the JVM has more than --max-threads live platform threads (10,000 by default) and says so; the
+ * process ends right after, taking its leaked threads with it. Virtual threads need no pool: an executor per
+ * request is the intended use, and closing it waits for its tasks.
+ *
+ * Each mode in a fresh JVM (the live threads must not carry over), heap fixed at 512 MB as in the post. The
+ * warm-up runs the same request on a virtual-thread executor in every mode (the JIT warms the JDBC path; no
+ * threads leak before the window). Latencies and throughput count only requests that end inside the window.
+ * Results go to results/s24-parallel-writes/.
+ */
+
+import unpinned.ChildRun;
+import unpinned.Cli;
+import unpinned.Database;
+import unpinned.ProcessStats;
+import unpinned.Profile;
+import unpinned.Protocol;
+import unpinned.Results;
+
+import com.google.gson.JsonObject;
+import com.zaxxer.hikari.HikariDataSource;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.sql.DataSource;
+
+public class S24_ParallelWrites {
+    static final String USAGE = """
+            usage: S24_ParallelWrites [--mode virtual|fixed-leak|fixed-closed|all] [--users N] [--duration-s S]
+                                      [--warmup-s W] [--connections C] [--pool-threads P] [--max-threads T]
+              --mode M          virtual: a new virtual-thread-per-task executor per request, closed after it;
+                                fixed-leak: a new fixed pool of P platform threads per request, never shut down
+                                (as the post's code); fixed-closed: the same pool, closed after the request;
+                                all (default): the three, each in a JVM of its own
+              --users N         closed-loop users (virtual threads), 1..2,000 (default 200)
+              --duration-s S    the measured window, 0.5..60 s (default 3; full profile 5, as the post's k6 run)
+              --warmup-s W      a warm-up before it on a virtual-thread executor, 0..30 s (default 1; full 2)
+              --connections C   the HikariCP pool all inserts share, 1..1,000 (default 100, as the post)
+              --pool-threads P  threads of each per-request fixed pool, 1..1,000 (default 100, as the post)
+              --max-threads T   the guard: stop the run when the JVM has more than T live platform threads,
+                                100..30,000 (default 10,000)""";
+
+    static final String ID = "s24-parallel-writes";
+    static final List<String> MODES = List.of("virtual", "fixed-leak", "fixed-closed");
+    static final int PARTS = 3;
+    static final String INSERT = "INSERT INTO s24_rows (request_id, part, payload) VALUES (?, ?, ?)";
+    /** The post's figures (data/published/vt-jdk25-jpa-blog.csv; MacBook M4 Pro, MySQL in Docker, Spring Boot). */
+    static final Map<String, double[]> PUBLISHED = Map.of( // req/s, live threads, process CPU s, heap used MB
+            "virtual", new double[] {210, 38, 10.8, 195},
+            "fixed-leak", new double[] {156, 2_981, 13.2, 288});
+
+    record Options(String mode, int users, double durationS, double warmupS, int connections, int poolThreads,
+                   int maxThreads) {
+        List<String> childArgs(String m) {
+            return List.of("--mode", m, "--users", String.valueOf(users), "--duration-s", String.valueOf(durationS),
+                    "--warmup-s", String.valueOf(warmupS), "--connections", String.valueOf(connections),
+                    "--pool-threads", String.valueOf(poolThreads), "--max-threads", String.valueOf(maxThreads));
+        }
+    }
+
+    public static void main(String[] args) {
+        Profile profile = Profile.announceOrExit("S24");
+        Options o = parse(profile, args);
+        if (o.mode().equals("all")) {
+            all(o);
+            return;
+        }
+        Map<String, Object> data;
+        try {
+            data = measure(o);
+        } catch (IllegalStateException | IllegalArgumentException | OutOfMemoryError e) {
+            System.err.println("S24: " + oneLine(e) + "; nothing saved");
+            System.exit(1);
+            return;
+        }
+        Protocol.result(data);
+        System.out.println("saved " + Results.save(ID, data));
+        System.exit(0); // fixed-leak: its pools' threads are not daemons and never end
+    }
+
+    static Options parse(Profile profile, String[] args) {
+        Cli cli = Cli.orExit("S24", USAGE, args, Set.of("--mode", "--users", "--duration-s", "--warmup-s",
+                "--connections", "--pool-threads", "--max-threads"), Set.of());
+        try {
+            List<String> modes = new ArrayList<>(MODES);
+            modes.add("all");
+            String mode = cli.oneOf("--mode", "all", modes);
+            int users = cli.intValue("--users", 200, 1, 2_000);
+            double duration = cli.doubleValue("--duration-s", profile.pick(3.0, 5.0), 0.5, 60);
+            double warmup = cli.doubleValue("--warmup-s", profile.pick(1.0, 2.0), 0, 30);
+            int connections = cli.intValue("--connections", 100, 1, Database.MAX_POOL);
+            int poolThreads = cli.intValue("--pool-threads", 100, 1, 1_000);
+            int maxThreads = cli.intValue("--max-threads", 10_000, 100, 30_000);
+            Results.checkDir();
+            return new Options(mode, users, duration, warmup, connections, poolThreads, maxThreads);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit("S24", e.getMessage());
+        }
+    }
+
+    // ---- all three, each in a JVM of its own -------------------------------------------------------------------
+
+    static void all(Options o) {
+        Map<String, JsonObject> runs = new LinkedHashMap<>();
+        for (String mode : MODES) {
+            Protocol.progress(mode + ": in a JVM of its own");
+            try {
+                runs.put(mode, ChildRun.json("S24_ParallelWrites.java", o.childArgs(mode).toArray(String[]::new)));
+            } catch (IllegalStateException e) { // also CancellationException: the child was killed
+                Cli.exit("S24", "the " + mode + " run failed: " + e.getMessage().lines().findFirst().orElse(""));
+            }
+        }
+        System.out.printf(Locale.ROOT, "%d users, 3 parallel inserts per request, %s s each, pool of %d connections;"
+                + " each mode in its own JVM:%n", o.users(), plain(o.durationS()), o.connections());
+        System.out.printf(Locale.ROOT, "  %-13s %9s %8s %8s %9s %7s %8s %8s %9s   %s%n", "mode", "req/s", "x bound",
+                "mean ms", "p99 ms", "live", "peak", "CPU s", "heap MB", "published (req/s, live, CPU s, heap MB)");
+        for (Map.Entry<String, JsonObject> e : runs.entrySet()) {
+            JsonObject r = e.getValue();
+            double[] pub = PUBLISHED.get(e.getKey());
+            System.out.printf(Locale.ROOT, "  %-13s %,9.1f %8.2f %8.1f %9.1f %,7d %,8d %8.1f %9.1f   %s%s%n", e.getKey(),
+                    r.get("throughput").getAsDouble(), r.get("boundRatio").getAsDouble(), r.get("meanMs").getAsDouble(),
+                    r.get("p99Ms").getAsDouble(), r.get("liveThreads").getAsInt(), r.get("peakThreads").getAsInt(),
+                    r.get("processCpuSeconds").getAsDouble(), r.get("heapUsedMb").getAsDouble(),
+                    pub == null ? "" : String.format(Locale.ROOT, "%,.0f, %,.0f, %.1f, %,.0f", pub[0], pub[1], pub[2],
+                            pub[3]),
+                    r.get("stoppedByGuard").getAsBoolean() ? "  (stopped by the thread guard)" : "");
+        }
+        JsonObject virtual = runs.get("virtual"), leak = runs.get("fixed-leak"), closed = runs.get("fixed-closed");
+        double throughputRatio = virtual.get("throughput").getAsDouble() / leak.get("throughput").getAsDouble();
+        double threadsRatio = leak.get("liveThreads").getAsDouble() / virtual.get("liveThreads").getAsDouble();
+        System.out.printf(Locale.ROOT, "  virtual / fixed-leak: %.2f x the throughput (post: %.2f); fixed-leak /"
+                        + " virtual: %.0f x the live threads (post: %.0f); fixed-closed ends with %d live threads%n",
+                throughputRatio, 210 / 156.0, threadsRatio, 2_981 / 38.0, closed.get("liveThreads").getAsInt());
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("users", o.users());
+        data.put("durationS", o.durationS());
+        data.put("connections", o.connections());
+        data.put("poolThreads", o.poolThreads());
+        data.put("modes", runs);
+        data.put("throughputRatio", round(throughputRatio, 4));
+        data.put("liveThreadsRatio", round(threadsRatio, 2));
+        data.put("javaVersion", System.getProperty("java.version"));
+        Protocol.result(data);
+        System.out.println("saved " + Results.save(ID, data));
+    }
+
+    // ---- one mode in this JVM ----------------------------------------------------------------------------------
+
+    /** What one request runs: 3 inserts in parallel on {@code executor}, then waits for all three. */
+    static void threeInserts(ExecutorService executor, DataSource db, long requestId) {
+        List<CompletableFuture<Integer>> parts = new ArrayList<>(PARTS);
+        for (int part = 1; part <= PARTS; part++) {
+            int p = part;
+            parts.add(CompletableFuture.supplyAsync(() -> insert(db, requestId, p), executor));
+        }
+        CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** One request in the given mode: the executor is made for the request, as the post's controller did. */
+    static void request(String mode, int poolThreads, DataSource db, long requestId) {
+        switch (mode) {
+            case "virtual" -> {
+                try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
+                    threeInserts(ex, db, requestId);
+                }
+            }
+            case "fixed-leak" -> {
+                ExecutorService ex = Executors.newFixedThreadPool(poolThreads); // never shut down: the leak
+                threeInserts(ex, db, requestId);
+            }
+            case "fixed-closed" -> {
+                try (ExecutorService ex = Executors.newFixedThreadPool(poolThreads)) { // close(): shutdown + wait
+                    threeInserts(ex, db, requestId);
+                }
+            }
+            default -> throw new IllegalArgumentException("no mode " + mode);
+        }
+    }
+
+    static int insert(DataSource db, long requestId, int part) {
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(INSERT)) {
+            ps.setLong(1, requestId);
+            ps.setInt(2, part);
+            ps.setString(3, "part " + part + " of request " + requestId);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new CompletionException(e);
+        }
+    }
+
+    /** What a closed-loop run measured. */
+    record Load(long completed, long started, long errors, Map<String, Long> errorKinds, double seconds,
+                long[] latenciesNanos, String stoppedBy, double machineBusySeconds, double cpuSeconds,
+                double serverCpuSeconds) {}
+
+    static Map<String, Object> measure(Options o) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        System.out.printf(Locale.ROOT, "S24: mode %s, %d users, 3 parallel inserts per request, pool of %d"
+                + " connections; JDK %s, %d cores%n", o.mode(), o.users(), o.connections(), Runtime.version(),
+                Runtime.getRuntime().availableProcessors());
+        try (Database db = Database.start(System.out)) {
+            System.out.println("database: " + db.kind() + ", " + db.version());
+            HikariDataSource pool = db.pool("s24", o.connections(), Duration.ofSeconds(10));
+            createTable(pool);
+            long serverPid = db.kind().equals(Database.EMBEDDED) ? postmaster(db.jdbcUrl()) : -1;
+            double insertMs = singleInsertMs(pool);
+            System.out.printf(Locale.ROOT, "one insert alone, on one connection: %.3f ms%n", insertMs);
+            AtomicLong ids = new AtomicLong(1_000_000);
+            if (o.warmupS() > 0) {
+                Protocol.progress(String.format(Locale.ROOT, "warm-up %s s on a virtual-thread executor",
+                        plain(o.warmupS())));
+                Load w = closedLoop("virtual", o, pool, ids, o.warmupS(), Integer.MAX_VALUE, serverPid);
+                if (w.completed() == 0) throw new IllegalStateException("no request succeeded in the warm-up: "
+                        + w.errorKinds());
+            }
+            long rowsBefore = countRows(pool);
+            int baselineThreads = threads.getThreadCount();
+            threads.resetPeakThreadCount();
+            double cpuBefore = ProcessStats.cpuNanos() / 1e9; // (since the JVM started, as the post's Actuator)
+            Protocol.progress(String.format(Locale.ROOT, "measuring %s s, mode %s", plain(o.durationS()), o.mode()));
+            Load load = closedLoop(o.mode(), o, pool, ids, o.durationS(), o.maxThreads(), serverPid);
+            int live = threads.getThreadCount(), peak = threads.getPeakThreadCount();
+            double processCpu = ProcessStats.cpuNanos() / 1e9;
+            double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
+            long rows = countRows(pool) - rowsBefore;
+            if (load.completed() == 0) {
+                throw new IllegalStateException("no request succeeded in the window: " + load.errorKinds());
+            }
+            return report(o, db, insertMs, load, baselineThreads, live, peak, processCpu, processCpu - cpuBefore,
+                    heapMb, rows);
+        }
+    }
+
+    static Map<String, Object> report(Options o, Database db, double insertMs, Load load, int baselineThreads,
+                                      int live, int peak, double processCpu, double runCpu, double heapMb, long rows) {
+        long[] lat = load.latenciesNanos().clone();
+        Arrays.sort(lat);
+        double mean = Arrays.stream(lat).average().orElse(Double.NaN) / 1e6;
+        double p99 = lat[Math.min(lat.length - 1, (int) Math.ceil(0.99 * lat.length) - 1)] / 1e6;
+        double throughput = load.completed() / load.seconds();
+        int cores = Runtime.getRuntime().availableProcessors();
+        double connectionBound = o.connections() / (PARTS * insertMs / 1_000);
+        double ours = load.cpuSeconds() + Math.max(0, load.serverCpuSeconds()); // this JVM and its server
+        double cpuPerRequestMs = ours / load.completed() * 1_000;
+        double otherCores = Double.isNaN(load.machineBusySeconds()) ? 0
+                : Math.max(0, load.machineBusySeconds() - ours) / load.seconds(); // the rest of the machine
+        double cpuBound = cpuPerRequestMs > 0 ? (cores - otherCores) / (cpuPerRequestMs / 1_000) : Double.NaN;
+        double bound = Double.isNaN(cpuBound) ? connectionBound : Math.min(connectionBound, cpuBound);
+        System.out.printf(Locale.ROOT, "%s: %,.1f req/s (%,d requests in %.2f s, %d users), mean %.1f ms, p99 %.1f"
+                        + " ms, %,d errors; %,d rows written in the window%n", o.mode(), throughput, load.completed(),
+                load.seconds(), o.users(), mean, p99, load.errors(), rows);
+        if (!load.errorKinds().isEmpty()) System.out.println("  errors: " + load.errorKinds());
+        System.out.printf(Locale.ROOT, "  right after: %,d live platform threads (%,d before the window, peak %,d);"
+                + " process CPU %.1f s since start (%.1f s in this run); heap used %.0f MB%n", live, baselineThreads,
+                peak, processCpu, runCpu, heapMb);
+        if (load.stoppedBy() != null) System.out.println("  STOPPED: " + load.stoppedBy());
+        System.out.printf(Locale.ROOT, "  bounds: connections %d / (%d x %.3f ms) = %,.0f req/s; CPU (%d cores - %.2f"
+                        + " used elsewhere) / %.3f ms per request (this JVM %.3f, PostgreSQL %s) = %,.0f req/s;"
+                        + " throughput = %.2f x the lower bound%n", o.connections(), PARTS, insertMs, connectionBound,
+                cores, otherCores, cpuPerRequestMs, load.cpuSeconds() / load.completed() * 1_000,
+                load.serverCpuSeconds() < 0 ? "not measured" : String.format(Locale.ROOT, "%.3f",
+                        load.serverCpuSeconds() / load.completed() * 1_000), cpuBound, throughput / bound);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("mode", o.mode());
+        data.put("users", o.users());
+        data.put("durationS", o.durationS());
+        data.put("measuredSeconds", round(load.seconds(), 3));
+        data.put("connections", o.connections());
+        data.put("poolThreads", o.poolThreads());
+        data.put("database", db.kind());
+        data.put("databaseVersion", db.version());
+        data.put("insertMs", round(insertMs, 4));
+        data.put("requests", load.completed());
+        data.put("requestsStarted", load.started());
+        data.put("errors", load.errors());
+        data.put("rowsWritten", rows);
+        data.put("throughput", round(throughput, 2));
+        data.put("meanMs", round(mean, 3));
+        data.put("p99Ms", round(p99, 3));
+        data.put("baselineThreads", baselineThreads);
+        data.put("liveThreads", live);
+        data.put("peakThreads", peak);
+        data.put("stoppedByGuard", load.stoppedBy() != null);
+        data.put("stoppedBy", load.stoppedBy() == null ? "" : load.stoppedBy());
+        data.put("processCpuSeconds", round(processCpu, 2));
+        data.put("runCpuSeconds", round(runCpu, 2));
+        data.put("heapUsedMb", round(heapMb, 1));
+        data.put("cpuMsPerRequest", round(cpuPerRequestMs, 4));
+        data.put("serverCpuMsPerRequest", load.serverCpuSeconds() < 0 ? -1
+                : round(load.serverCpuSeconds() / load.completed() * 1_000, 4));
+        data.put("otherCores", round(otherCores, 3));
+        data.put("connectionBound", round(connectionBound, 1));
+        data.put("cpuBound", round(cpuBound, 1));
+        data.put("bound", round(bound, 1));
+        data.put("boundRatio", round(throughput / bound, 4));
+        data.put("javaVersion", System.getProperty("java.version"));
+        return data;
+    }
+
+    /**
+     * {@code users} virtual threads send requests back to back for {@code seconds}; the window ends early when the
+     * JVM has more than {@code maxThreads} live platform threads. Only requests that end inside the window count.
+     */
+    static Load closedLoop(String mode, Options o, DataSource db, AtomicLong ids, double seconds, int maxThreads,
+                           long serverPid) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong started = new AtomicLong(), errors = new AtomicLong();
+        Map<String, Long> errorKinds = new TreeMap<>();
+        List<long[]> perUser = new ArrayList<>();
+        List<Thread> users = new ArrayList<>();
+        long[] counts = new long[o.users()];
+        for (int u = 0; u < o.users(); u++) perUser.add(new long[1024]);
+        long t0 = System.nanoTime();
+        double busy0 = ProcessStats.machineBusySeconds(), cpu0 = ProcessStats.cpuNanos() / 1e9;
+        double server0 = serverCpuSeconds(serverPid);
+        String stoppedBy = null;
+        long end = t0 + (long) (seconds * 1e9), stopAt;
+        double busy1, cpu1, server1;
+        try {
+            for (int u = 0; u < o.users(); u++) {
+                int me = u;
+                users.add(Thread.ofVirtual().name("s24-user-" + u).start(() -> {
+                    while (!stop.get()) {
+                        long r0 = System.nanoTime();
+                        started.incrementAndGet();
+                        try {
+                            request(mode, o.poolThreads(), db, ids.incrementAndGet());
+                        } catch (RuntimeException | OutOfMemoryError e) {
+                            if (stop.get()) break;
+                            errors.incrementAndGet();
+                            synchronized (errorKinds) {
+                                errorKinds.merge(oneLine(e), 1L, Long::sum);
+                            }
+                            continue;
+                        }
+                        long r1 = System.nanoTime();
+                        if (stop.get()) break; // ended after the window: not counted
+                        long[] mine = perUser.get(me);
+                        if (counts[me] == mine.length) perUser.set(me, mine = Arrays.copyOf(mine, mine.length * 2));
+                        mine[(int) counts[me]++] = r1 - r0;
+                    }
+                }));
+            }
+            while (System.nanoTime() < end) { // the guard: a leak must not take the machine with it
+                int live = mx.getThreadCount();
+                if (live > maxThreads) {
+                    stoppedBy = String.format(Locale.ROOT, "%,d live platform threads after %.2f s, more than"
+                            + " --max-threads %,d: the run was stopped early", live, (System.nanoTime() - t0) / 1e9,
+                            maxThreads);
+                    break;
+                }
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stoppedBy = "interrupted";
+        } finally {
+            stop.set(true);
+            stopAt = System.nanoTime();
+            busy1 = ProcessStats.machineBusySeconds();
+            cpu1 = ProcessStats.cpuNanos() / 1e9;
+            server1 = serverCpuSeconds(serverPid);
+            for (Thread t : users) { // the requests in flight end soon: each waits at most the connection timeout
+                try {
+                    if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("a user did not end in 60 s");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted while the users ended");
+                }
+            }
+        }
+        if ("interrupted".equals(stoppedBy)) throw new IllegalStateException("interrupted");
+        long total = 0;
+        for (long c : counts) total += c;
+        long[] all = new long[(int) total];
+        int at = 0;
+        for (int u = 0; u < counts.length; u++) {
+            System.arraycopy(perUser.get(u), 0, all, at, (int) counts[u]);
+            at += (int) counts[u];
+        }
+        return new Load(total, started.get(), errors.get(), errorKinds, (stopAt - t0) / 1e9, all, stoppedBy,
+                busy1 - busy0, cpu1 - cpu0, server1 - server0);
+    }
+
+    // ---- the embedded server's CPU (Linux /proc) ------------------------------------------------------------
+
+    /** The pid of the postmaster listening on the URL's port (its command line says "-p PORT"), or -1. */
+    static long postmaster(String jdbcUrl) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(":(\\d+)/").matcher(jdbcUrl);
+        if (!m.find()) return -1;
+        String port = m.group(1);
+        try (var dirs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
+            for (java.nio.file.Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                List<String> args;
+                try {
+                    args = List.of(new String(java.nio.file.Files.readAllBytes(d.resolve("cmdline"))).split("\0"));
+                } catch (java.io.IOException | RuntimeException e) {
+                    continue; // ended meanwhile
+                }
+                int at = args.indexOf("-p");
+                if (!args.isEmpty() && args.get(0).endsWith("/postgres") && at >= 0 && at + 1 < args.size()
+                        && args.get(at + 1).equals(port)) {
+                    return Long.parseLong(d.getFileName().toString());
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1; // not Linux
+        }
+        return -1;
+    }
+
+    /**
+     * CPU seconds of the postmaster and its children (backends, writers): their user + system time, plus what its
+     * ended children used (cutime + cstime); -1 where it can't be read.
+     */
+    static double serverCpuSeconds(long postmaster) {
+        if (postmaster <= 0) return -1;
+        long ticks = 0;
+        boolean found = false;
+        try (var dirs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
+            for (java.nio.file.Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                String[] f;
+                try {
+                    String stat = java.nio.file.Files.readString(d.resolve("stat"));
+                    f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                } catch (java.io.IOException | RuntimeException e) {
+                    continue;
+                }
+                long pid = Long.parseLong(d.getFileName().toString());
+                // f[0] is field 3 (state): ppid is f[1], utime f[11], stime f[12], cutime f[13], cstime f[14]
+                if (pid == postmaster) {
+                    found = true;
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+                } else if (Long.parseLong(f[1]) == postmaster) {
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+        return found ? ticks / 100.0 : -1; // USER_HZ: 100 on Linux
+    }
+
+    static void createTable(DataSource db) {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS s24_rows (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+                    + " request_id BIGINT NOT NULL, part INT NOT NULL, payload VARCHAR(100) NOT NULL)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the table: " + oneLine(e), e);
+        }
+    }
+
+    static long countRows(DataSource db) {
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT count(*) FROM s24_rows")) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count the rows: " + oneLine(e), e);
+        }
+    }
+
+    /** The time of one insert alone, on one connection, after a warm-up: the service time of the bound. */
+    static double singleInsertMs(DataSource db) {
+        int warm = 200, timed = 500;
+        long t0 = 0;
+        for (int i = 0; i < warm + timed; i++) {
+            if (i == warm) t0 = System.nanoTime();
+            insert(db, -1 - i, 0);
+        }
+        return (System.nanoTime() - t0) / 1e6 / timed;
+    }
+
+    static String oneLine(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof CompletionException || t.getCause() instanceof SQLException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getClass().getSimpleName() + ": " + (t.getMessage() == null ? "" : t.getMessage());
+        m = m.replaceAll("\\s+", " ").strip();
+        return m.length() > 200 ? m.substring(0, 197) + "..." : m;
+    }
+
+    static String plain(double d) {
+        return d == Math.rint(d) ? String.format(Locale.ROOT, "%.0f", d) : String.valueOf(d);
+    }
+
+    static double round(double v, int decimals) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) return v;
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang parallel-writes                                   (the three modes, 200 users, 3 s each)
+ *   UNPINNED_PROFILE=full tools/jbang parallel-writes             (5 s each, as the post's k6 run)
+ *   tools/jbang parallel-writes --mode fixed-leak --max-threads 3000   (the leak, stopped at the post's count)
+ *   UNPINNED_DB_URL=jdbc:postgresql://127.0.0.1:5432/postgres UNPINNED_DB_USER=me UNPINNED_DB_PASSWORD=... \
+ *       tools/jbang parallel-writes                               (your own PostgreSQL)
+ *
+ * What you should see (2 cores, JDK 25, embedded PostgreSQL 17):
+ *   quick profile, 200 users, 3 s per mode (another JVM was busy on the same 2 cores in some runs):
+ *   mode           req/s   x CPU bound  mean / p99 ms   live threads after (peak)   CPU s   heap MB
+ *   virtual        ~4,000  0.99         ~49 / ~170      15 (15)                     ~5.8    ~230
+ *   fixed-leak     ~840    0.74-0.85    ~215 / ~820     ~8,200 (8,200): 15 + 3 per  ~6.7    ~90
+ *                                                       request, all still alive
+ *   fixed-closed   ~700    0.97         ~256 / ~840     16 (peak ~600)              ~5.5    ~170
+ *   virtual / fixed-leak: ~4.7 x the throughput (post: 1.35); fixed-leak / virtual: ~550 x the live threads
+ *   (post: 2,981 / 38 = 78). One insert alone takes ~0.13-0.2 ms, so the pool's bound (100 / (3 x 0.15 ms),
+ *   ~200,000 req/s) is far above the CPU's: a pool per request spends ~1.8 ms of CPU per request (creating and
+ *   starting 3 platform threads), virtual threads ~0.45 ms (PostgreSQL's own share ~0.2 ms). The post's gap is
+ *   smaller (its MySQL in Docker and JPA cost more per request than the threads do). With 50 users for 1.5 s
+ *   the leak ends at ~3,200 live threads; --max-threads 600 stops the run after ~0.4 s and says so.
+ */

@@ -1,0 +1,433 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 25+
+//JAVAC_OPTIONS --release 25
+//RUNTIME_OPTIONS -Xmx4g
+//SOURCES ../helpers/unpinned/Profile.java
+//SOURCES ../helpers/unpinned/Machine.java
+//SOURCES ../helpers/unpinned/Course.java
+//SOURCES ../helpers/unpinned/Json.java
+//SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/RunGuard.java
+//SOURCES ../helpers/unpinned/Cli.java
+//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+package unpinned.snippets;
+
+/*
+ * S26: what a per-thread cache costs when every request has a thread of its own.
+ *
+ * The question: libraries keep per-thread caches in a ThreadLocal: a SimpleDateFormat (not thread-safe, so
+ * one per thread), a scratch byte buffer (Jackson's BufferRecycler did this until 2.16), a formatter with its
+ * tables. On a pool of 200 threads that is 200 copies, built once each and reused forever. With a virtual
+ * thread per request there is no pool to reuse them: every thread builds its own copy, uses it once, and holds
+ * it for as long as it lives. How much heap do N virtual threads that are all alive at once hold, when each
+ * touched such a cache (--mode threadlocal), against N threads that were all handed ONE immutable object
+ * through a ScopedValue (--mode scopedvalue)?
+ *
+ * The bound: the per-thread copies cost at least N x the value's own size (--value-bytes, 1,024 by default:
+ * a byte[] table in a small holder object), plus the thread's ThreadLocalMap (its table and an entry, ~150 B).
+ * A ScopedValue binding costs each thread a few small objects that point at the one shared value. Both modes
+ * also pay for the parked virtual thread itself (its stack chunk: ~1 KB, see thread-cost): the control mode
+ * none measures that, so each mode over the control is what its way of reaching the value costs a thread.
+ *
+ * The pitfalls: the fix is not the ScopedValue by itself but sharing ONE object, which must therefore be
+ * immutable or thread-safe (DateTimeFormatter, not SimpleDateFormat); a ScopedValue makes that the only way to
+ * use it (no set(), bound for the extent of a call). A virtual thread started with Thread.ofVirtual() does
+ * NOT inherit its parent's bindings (only StructuredTaskScope forks do, a preview API in 25): here each thread
+ * binds the value itself at its entry, as a framework binds a request's context around its handler.
+ * ScopedValue is final since JDK 25 (JEP 506); JDK 21-24 have it only as a preview (--enable-preview), with an
+ * API that changed between previews, so this snippet is compiled for Java 25 (--jdk 21 is refused).
+ * The heap must be read in a fresh JVM per mode: classes, the JIT's data and the carrier pool of the first
+ * run would be charged to the second. --mode both (the default) therefore starts this snippet three times, each
+ * in its own JVM: threadlocal, scopedvalue, and the control none (threads that touch no value: what the parked
+ * thread itself costs), and compares what they report, each mode over the control.
+ *
+ * One JVM per mode, -Xmx4g (see //RUNTIME_OPTIONS): a run whose estimated heap does not fit in 80 % of it (or
+ * of this machine's memory) is refused before it starts. Warm-up rounds of the same mode go first (class
+ * loading, the JIT, the carriers); the heap is read after full GCs (live objects only), before the threads
+ * start and while all N are parked. Results go to results/s26-scoped-values/.
+ */
+
+import unpinned.ChildRun;
+import unpinned.Cli;
+import unpinned.Profile;
+import unpinned.Protocol;
+import unpinned.Results;
+
+import com.google.gson.JsonObject;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+public class S26_ScopedValues {
+    static final String USAGE = """
+            usage: S26_ScopedValues [--mode threadlocal|scopedvalue|none|both] [--threads N] [--value-bytes B]
+              --mode M         threadlocal: each virtual thread builds its own copy of the value in a ThreadLocal;
+                               scopedvalue: one immutable value, built once, bound by each thread in a ScopedValue;
+                               none: the control, threads that touch no value (what a parked thread costs);
+                               both (default): threadlocal and scopedvalue, then the control, each in a JVM of
+                               its own, side by side
+              --threads N      virtual threads alive at once, each parked after touching the value,
+                               1..2,000,000 (default 100,000; full profile 1,000,000)
+              --value-bytes B  size of the value's table, 0..65,536 bytes (default 1,024: a formatter's tables,
+                               a scratch buffer)
+              --jdk course     the course JDK (the only choice: ScopedValue is final since JDK 25)""";
+
+    static final String ID = "s26-scoped-values";
+    static final List<String> MODES = List.of("threadlocal", "scopedvalue", "none", "both");
+    static final int MAX_THREADS = 2_000_000, MAX_VALUE_BYTES = 65_536;
+    static final String NEEDS_25 = "needs JDK 25+: ScopedValue is final since JDK 25 (JEP 506); in JDK 21-24 it is"
+            + " only a preview API (--enable-preview, and its API changed between previews), so this snippet is"
+            + " compiled for Java 25 and JDK 21 cannot run it; run it on the course JDK (JDK 25+)";
+    /** A parked virtual thread that went a few frames deep (thread-cost measures ~1 KB), with head-room. */
+    static final long ESTIMATE_THREAD_BYTES = 1_400;
+    /** A thread's ThreadLocalMap (the map, its 16-slot table, one entry) and the value's holder and array headers. */
+    static final long ESTIMATE_COPY_OVERHEAD_BYTES = 250;
+    static final Duration BUDGET = Duration.ofMinutes(5);
+
+    /**
+     * What the threads need: a formatter with its lookup table, about {@code valueBytes} of heap. Built afresh by
+     * each thread in threadlocal mode; built once and shared (so it must never change) in scopedvalue mode.
+     */
+    record Formatter(byte[] table) {
+        static Formatter build(int valueBytes) {
+            byte[] table = new byte[valueBytes];
+            for (int i = 0; i < table.length; i++) table[i] = (byte) ('0' + i % 10);
+            return new Formatter(table);
+        }
+
+        /** Uses the table, so the value is really touched. */
+        int format(long v) {
+            return table.length == 0 ? (int) v : table[(int) Math.floorMod(v, (long) table.length)];
+        }
+    }
+
+    /** The per-thread cache as libraries write it: each thread's first get() builds its own copy. */
+    static volatile int valueBytes;
+    static final ThreadLocal<Formatter> PER_THREAD = ThreadLocal.withInitial(() -> Formatter.build(valueBytes));
+    /** The shared value: bound by each thread for the extent of its work, to the one object built in main. */
+    static final ScopedValue<Formatter> SHARED = ScopedValue.newInstance();
+
+    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
+    static volatile int sink;
+
+    record Options(String mode, int threads, int valueBytes) {}
+
+    public static void main(String[] args) throws InterruptedException {
+        if (Runtime.version().feature() < 25) Cli.exit("S26", NEEDS_25); // (a JDK < 25 cannot load these classes)
+        Profile profile = Profile.announceOrExit("S26");
+        Options o = parse(profile, args);
+        System.out.printf(Locale.ROOT, "S26: %,d virtual threads alive at once, value %,d B, mode %s; heap max %,d MB;"
+                        + " JDK %s%n", o.threads(), o.valueBytes(), o.mode(), Runtime.getRuntime().maxMemory() >> 20,
+                Runtime.version());
+        if (o.mode().equals("both")) {
+            both(o);
+            return;
+        }
+        Map<String, Object> data;
+        try {
+            data = measure(o);
+        } catch (IllegalStateException | OutOfMemoryError e) { // the threads were released; nothing is saved
+            System.err.println("S26: " + e.getMessage() + "; nothing saved");
+            System.exit(1);
+            return;
+        }
+        Protocol.result(data);
+        System.out.println("saved " + Results.save(ID, data));
+    }
+
+    static Options parse(Profile profile, String[] args) {
+        Cli cli = Cli.orExit("S26", USAGE, args, Set.of("--mode", "--threads", "--value-bytes", "--jdk"), Set.of());
+        try {
+            String jdk = cli.value("--jdk", "course").strip();
+            if (jdk.equals("21")) throw new IllegalArgumentException(NEEDS_25);
+            if (!jdk.equals("course")) {
+                throw new IllegalArgumentException("--jdk must be course (ScopedValue is final since JDK 25, so 21 is"
+                        + " refused); got '" + jdk + "'");
+            }
+            String mode = cli.oneOf("--mode", "both", MODES);
+            int threads = cli.intValue("--threads", profile.pick(100_000, 1_000_000), 1, MAX_THREADS);
+            int bytes = cli.intValue("--value-bytes", 1_024, 0, MAX_VALUE_BYTES);
+            checkHeap(mode, threads, bytes);
+            Results.checkDir();
+            return new Options(mode, threads, bytes);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit("S26", e.getMessage());
+        }
+    }
+
+    /** Refuses a run whose threads would not fit in 80 % of the heap (-Xmx) or of the machine's memory. */
+    static void checkHeap(String mode, int threads, int bytes) {
+        boolean copies = mode.equals("threadlocal") || mode.equals("both"); // both: threadlocal is the bigger run
+        long perThread = ESTIMATE_THREAD_BYTES + (copies ? ESTIMATE_COPY_OVERHEAD_BYTES + align(bytes) : 0);
+        long estimate = threads * perThread;
+        long heap = Runtime.getRuntime().maxMemory();
+        long ram = physicalMemory();
+        String what = String.format(Locale.ROOT, "%,d threads x %,d B (a parked virtual thread%s) = about %,d MB of"
+                        + " heap", threads, perThread,
+                copies ? String.format(Locale.ROOT, " and its own copy of the %,d B value", bytes) : "", estimate >> 20);
+        if (estimate > 0.8 * heap) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads %,d refused: %s, more than 80%% of"
+                            + " this JVM's %,d MB heap (-Xmx, set in //RUNTIME_OPTIONS); use fewer threads or a smaller"
+                            + " --value-bytes", threads, what, heap >> 20));
+        }
+        if (ram > 0 && estimate > 0.8 * ram) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads %,d refused: %s, more than 80%% of"
+                    + " this machine's %,d MB of memory; use fewer threads", threads, what, ram >> 20));
+        }
+    }
+
+    static long align(long bytes) {
+        return (16 + bytes + 7) / 8 * 8; // an array's header and padding to 8 bytes
+    }
+
+    static long physicalMemory() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize();
+        }
+        return -1;
+    }
+
+    // ---- both modes, each in a JVM of its own -------------------------------------------------------------------
+
+    static void both(Options o) {
+        Map<String, JsonObject> runs = new LinkedHashMap<>();
+        for (String mode : List.of("threadlocal", "scopedvalue", "none")) {
+            Protocol.progress(mode + ": in a JVM of its own");
+            try {
+                runs.put(mode, ChildRun.json("S26_ScopedValues.java", "--mode", mode, "--threads",
+                        String.valueOf(o.threads()), "--value-bytes", String.valueOf(o.valueBytes())));
+            } catch (IllegalStateException e) { // also CancellationException: the child was killed
+                Cli.exit("S26", "the " + mode + " run failed: " + e.getMessage().lines().findFirst().orElse(""));
+            }
+        }
+        JsonObject tl = runs.get("threadlocal"), sv = runs.get("scopedvalue"), none = runs.get("none");
+        double tlHeap = tl.get("heapUsedMb").getAsDouble(), svHeap = sv.get("heapUsedMb").getAsDouble();
+        long tlPer = tl.get("bytesPerThread").getAsLong(), svPer = sv.get("bytesPerThread").getAsLong();
+        long threadPer = none.get("bytesPerThread").getAsLong();
+        double ratio = svHeap / tlHeap;
+        long copyBytes = tlPer - threadPer, bindingBytes = svPer - threadPer;
+        long copyBound = align(o.valueBytes()) + 16; // the table and its holder: each copy is at least this
+        double valueRatio = copyBytes > 0 ? bindingBytes / (double) copyBytes : Double.NaN;
+        System.out.printf(Locale.ROOT, "%,d virtual threads alive, value %,d B, each mode in its own JVM:%n",
+                o.threads(), o.valueBytes());
+        System.out.printf(Locale.ROOT, "  threadlocal  %,9.1f MB of heap, %,6d B per thread%n", tlHeap, tlPer);
+        System.out.printf(Locale.ROOT, "  scopedvalue  %,9.1f MB of heap, %,6d B per thread  (%.2f x the ThreadLocal"
+                + " heap)%n", svHeap, svPer, ratio);
+        System.out.printf(Locale.ROOT, "  none         %,9.1f MB of heap, %,6d B per thread  (the control: the parked"
+                + " thread itself)%n", none.get("heapUsedMb").getAsDouble(), threadPer);
+        System.out.printf(Locale.ROOT, "  over the control: each ThreadLocal copy %,d B (%.2f x its own %,d B: the"
+                        + " table and its holder; the rest is the thread's ThreadLocalMap), each ScopedValue binding"
+                        + " %,d B (%.2f x the copy)%n", copyBytes, copyBytes / (double) copyBound, copyBound,
+                bindingBytes, valueRatio);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("threads", o.threads());
+        data.put("valueBytes", o.valueBytes());
+        data.put("threadlocal", Map.of("heapUsedMb", tlHeap, "bytesPerThread", tlPer));
+        data.put("scopedvalue", Map.of("heapUsedMb", svHeap, "bytesPerThread", svPer));
+        data.put("none", Map.of("heapUsedMb", none.get("heapUsedMb").getAsDouble(), "bytesPerThread", threadPer));
+        data.put("ratio", round(ratio, 4));
+        data.put("copyBytesPerThread", copyBytes);
+        data.put("bindingBytesPerThread", bindingBytes);
+        data.put("bindingOverCopy", round(valueRatio, 4));
+        data.put("copyBoundBytes", copyBound);
+        data.put("runs", runs);
+        data.put("javaVersion", System.getProperty("java.version"));
+        Protocol.result(data);
+        System.out.println("saved " + Results.save(ID, data));
+    }
+
+    // ---- one mode in this JVM -----------------------------------------------------------------------------------
+
+    record Round(Thread[] threads, int started, CountDownLatch release, double startSeconds) {}
+
+    static Map<String, Object> measure(Options o) throws InterruptedException {
+        long deadline = System.nanoTime() + BUDGET.toNanos();
+        valueBytes = o.valueBytes();
+        Formatter shared = Formatter.build(o.valueBytes()); // scopedvalue: the one copy (built before the baseline)
+        Runnable task = task(o.mode(), shared);
+
+        // Enough rounds for the park path to reach C2 (until then its frames are interpreted or C1, and a parked
+        // thread's stack chunk is up to twice the size), then a pause for the compilations still queued.
+        int warmSize = 10_000, warmRounds = 10;
+        Protocol.progress(String.format(Locale.ROOT, "warm-up: %d x %,d %s threads", warmRounds, warmSize, o.mode()));
+        for (int r = 0; r < warmRounds; r++) releaseAndJoin(startAndPark(task, new Thread[warmSize], deadline), deadline);
+        Thread.sleep(500);
+
+        Thread[] threads = new Thread[o.threads()]; // allocated before the baseline: not the threads' cost
+        Protocol.progress("baseline: full GCs");
+        long before = settledHeap();
+        Round round = null;
+        long after;
+        try {
+            round = startAndPark(task, threads, deadline);
+            Protocol.progress(String.format(Locale.ROOT, "all %,d parked: full GCs, then the heap", o.threads()));
+            after = settledHeap();
+            checkFailure("while they were parked");
+        } finally {
+            if (round != null) round.release().countDown(); // whatever happened, let them end
+        }
+        double releaseSeconds = releaseAndJoin(round, deadline);
+
+        long perThread = Math.round((after - before) / (double) o.threads());
+        double heapMb = (after - before) / 1e6;
+        System.out.printf(Locale.ROOT, "%s: %,d virtual threads started and parked in %.3f s; heap %,.1f -> %,.1f MB:"
+                        + " %,.1f MB for the threads, %,d B per thread; released and joined in %.3f s%n", o.mode(),
+                o.threads(), round.startSeconds(), before / 1e6, after / 1e6, heapMb, perThread, releaseSeconds);
+        Map<String, Object> data = new LinkedHashMap<>();
+        data.put("mode", o.mode());
+        data.put("threads", o.threads());
+        data.put("valueBytes", o.valueBytes());
+        data.put("heapUsedMb", round(heapMb, 3));
+        data.put("bytesPerThread", perThread);
+        data.put("heapBeforeBytes", before);
+        data.put("heapAfterBytes", after);
+        data.put("startSeconds", round(round.startSeconds(), 4));
+        data.put("maxHeapMb", Runtime.getRuntime().maxMemory() >> 20);
+        data.put("liveThreads", ManagementFactory.getThreadMXBean().getThreadCount());
+        data.put("javaVersion", System.getProperty("java.version"));
+        return data;
+    }
+
+    /** What each virtual thread runs: touch the value, count down, park until released. */
+    static Runnable task(String mode, Formatter shared) {
+        return switch (mode) {
+            case "threadlocal" -> () -> {
+                Formatter mine = PER_THREAD.get(); // this thread's first get(): builds its own copy
+                sink = mine.format(Thread.currentThread().threadId());
+                parkUntilReleased();
+            };
+            case "scopedvalue" -> () -> ScopedValue.where(SHARED, shared).run(() -> {
+                Formatter one = SHARED.get(); // the one object main built, for every thread
+                sink = one.format(Thread.currentThread().threadId());
+                parkUntilReleased(); // inside the binding: it lives as long as the thread's work does
+            });
+            case "none" -> () -> parkUntilReleased(); // the control: what the parked thread itself costs
+            default -> throw new IllegalArgumentException("no mode " + mode);
+        };
+    }
+
+    static CountDownLatch parked, release;
+
+    static void parkUntilReleased() {
+        CountDownLatch p = parked, r = release;
+        boolean arrived = false;
+        try {
+            p.countDown();
+            arrived = true;
+            r.await();
+        } catch (InterruptedException e) { // the run is void: main sees it and ends the run
+            FAILURE.compareAndSet(null, e);
+        } catch (Throwable e) {
+            FAILURE.compareAndSet(null, e);
+        } finally {
+            if (!arrived) p.countDown();
+        }
+    }
+
+    /** Starts every thread of the array and returns once all have parked (after touching the value). */
+    static Round startAndPark(Runnable task, Thread[] threads, long deadline) throws InterruptedException {
+        int n = threads.length;
+        parked = new CountDownLatch(n);
+        release = new CountDownLatch(1);
+        CountDownLatch r = release;
+        Thread.Builder builder = Thread.ofVirtual();
+        int started = 0;
+        long t0 = System.nanoTime();
+        try {
+            for (int i = 0; i < n; i++) {
+                if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted while starting");
+                threads[i] = builder.start(task);
+                started++;
+                if (n >= 100_000 && (i + 1) % (n / 4) == 0 && i + 1 < n) {
+                    Protocol.progress(String.format(Locale.ROOT, "started %,d of %,d", i + 1, n));
+                }
+            }
+            if (!parked.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "only %,d of %,d threads parked within %d"
+                        + " minutes", n - parked.getCount(), n, BUDGET.toMinutes()));
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            checkFailure("before all had parked");
+            // The latch counts down just before await(): wait until each one is parked (unmounted).
+            for (Thread t : threads) {
+                while (t.getState() != Thread.State.WAITING) {
+                    checkFailure("before all had parked");
+                    if (remaining(deadline) <= 0) throw new IllegalStateException("threads did not park in time");
+                    Thread.sleep(1);
+                }
+            }
+            return new Round(threads, n, r, seconds);
+        } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
+            r.countDown(); // release what was started before giving up
+            for (int i = 0; i < started; i++) threads[i].join(Duration.ofSeconds(1));
+            throw e;
+        }
+    }
+
+    /** Releases the round's threads and joins them; returns the seconds that took. */
+    static double releaseAndJoin(Round round, long deadline) throws InterruptedException {
+        long t0 = System.nanoTime();
+        round.release().countDown();
+        for (int i = 0; i < round.started(); i++) {
+            if (!round.threads()[i].join(Duration.ofNanos(Math.max(1, remaining(deadline))))) {
+                throw new IllegalStateException("threads did not end within the time budget after they were released");
+            }
+        }
+        checkFailure("after they were released");
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    static void checkFailure(String when) {
+        Throwable e = FAILURE.get();
+        if (e == null) return;
+        String hint = e instanceof OutOfMemoryError ? "; use fewer --threads or a smaller --value-bytes" : "";
+        throw new IllegalStateException("a thread failed " + when + ": " + e + hint);
+    }
+
+    static long remaining(long deadline) {
+        return deadline - System.nanoTime();
+    }
+
+    /** Heap used after a few full GCs, so it counts live objects only. */
+    static long settledHeap() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang scoped-values                                    (both modes, 100,000 threads, each in its own JVM)
+ *   UNPINNED_PROFILE=full tools/jbang scoped-values              (1,000,000 threads: ~2 GB of ThreadLocal copies)
+ *   tools/jbang scoped-values --mode threadlocal --threads 1000000 --value-bytes 4096   (refused: over the heap)
+ *   tools/jbang scoped-values --jdk 21                           (refused: ScopedValue is final since JDK 25)
+ *
+ * What you should see (2 cores, JDK 25, -Xmx4g):
+ *   value 1,024 B         100,000 threads (quick)          1,000,000 threads (full)
+ *   threadlocal           ~195 MB, ~1,950 B per thread     ~1,990 MB, ~1,990 B per thread
+ *   scopedvalue           ~100 MB, ~970-1,010 B            ~1,000 MB, ~1,000 B    (0.50 x the ThreadLocal heap)
+ *   none (the control)    ~73 MB, ~730 B                   ~745 MB, ~745 B        (the parked thread itself)
+ *   Over the control, each ThreadLocal copy costs ~1,220-1,250 B (1.16-1.19 x its own 1,056 B: the rest is the
+ *   thread's ThreadLocalMap) and each ScopedValue binding ~230-280 B (0.19-0.23 x a copy: the binding's objects
+ *   and the deeper stack of where(...).run(...)). A larger --value-bytes grows the ThreadLocal side only. Each
+ *   JVM takes ~4-5 s at 100,000 threads (the warm-up is most of it), ~20 s at 1,000,000. Without the warm-up's
+ *   pause for the JIT, a loaded machine showed ~1,600 B per scopedvalue thread (interpreted frames).
+ *   --mode threadlocal --threads 2000000: refused in one line (about 5,100 MB estimated, over 80 % of -Xmx4g).
+ */
