@@ -80,7 +80,7 @@ public class S21_SpringLoad {
               --duration-s S  seconds measured per window, 1..3600 (default per experiment)
             For one experiment, its sizes (defaults: the quick profile's, the sources' with UNPINNED_PROFILE=full):
               --users L       users, each 1..20000, comma-separated for rising load (pr 500, jpa-blog 200,
-                              seminar /io 100,500,1000 (full 200,1000,2000), /cpu 20,200)
+                              seminar /io 100,1000 (full 200,1000,2000), /cpu 20,200)
               --threads N     Tomcat's pool size (server.tomcat.threads.max), 1..10000 (pr 50, jpa-blog 10, seminar 200)
               --sleep-ms N    the sleep, 1..60000 ms (pr 100, jpa-blog 1000; seminar: each of /io's two, 100 (full 500))
               --n N           seminar /cpu adds up 1..N twice, 1..10000000000 (2000000; full 100000000, the source's)
@@ -187,7 +187,7 @@ public class S21_SpringLoad {
         long n = cli.longValue("--n", p.pick(2_000_000L, 100_000_000L), 1, 10_000_000_000L);
         int threads = cli.intValue("--threads", 200, 1, 10_000);
         String endpoint = cli.oneOf("--endpoint", "both", List.of("io", "cpu", "both"));
-        List<Integer> ioUsers = users != null ? users : p.pick(List.of(100, 500, 1000), List.of(200, 1000, 2000));
+        List<Integer> ioUsers = users != null ? users : p.pick(List.of(100, 1000), List.of(200, 1000, 2000));
         List<Integer> cpuUsers = users != null ? users : List.of(20, 200);
         boolean source = threads == 200; // its figures, as ratios to its own bounds, compare at any size
         List<Load> loads = new ArrayList<>();

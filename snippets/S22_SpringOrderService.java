@@ -67,6 +67,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
 import unpinned.Cli;
@@ -118,6 +119,7 @@ public class S22_SpringOrderService {
     static final AtomicLong HANDLED = new AtomicLong();
     static final AtomicLong FAILED = new AtomicLong();
     static final AtomicLong ON_VIRTUAL_THREADS = new AtomicLong();
+    static final AtomicLong DROPPED = new AtomicLong();
     /** Where the real dependencies live (--deps, checked to be loopback), or null: simulated in-process. */
     static URI deps;
     static volatile long readyNanos;
@@ -326,6 +328,9 @@ public class S22_SpringOrderService {
         a = a.with("spring.main.web-application-type", mvc ? "servlet" : "reactive")
                 .with("spring.threads.virtual.enabled", "" + mvc);
         if (!mvc) a = a.with("spring.autoconfigure.exclude", TOMCAT_REACTIVE);
+        // A load generator that hangs up while orders are in flight cancels their WebClient calls; Reactor then
+        // logs every late error ("onErrorDropped") with a stack trace. Counted instead: stats' droppedAfterCancel.
+        Hooks.onErrorDropped(e -> DROPPED.incrementAndGet());
         SpringApplication app = new SpringApplication(S22_SpringOrderService.class);
         app.setDefaultProperties(defaults());
         app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
@@ -373,6 +378,7 @@ public class S22_SpringOrderService {
             own.put("handled", HANDLED.get());
             own.put("failed", FAILED.get());
             own.put("handledOnVirtualThreads", ON_VIRTUAL_THREADS.get());
+            own.put("droppedAfterCancel", DROPPED.get());
             return own;
         }, context::close);
         System.exit(0); // stopped: context closed, the server and the clients gone
