@@ -195,7 +195,7 @@ public class S21_SpringLoad {
             Published pub = source ? new Published("the write-up's test 2, /io?ms=500 (k6 ramping to 2,000 users, mean"
                     + " of 3 runs, Spring Boot 3.3.4, OpenJDK 21, 2 cores)", 188.7, 200, 877, 2_000) : null;
             loads.add(new Load("io", "/io?ms=" + ms, 2 * ms / 1e3, ioUsers, orElse(warm, p.pick(2, 5)),
-                    orElse(warm, levelWarmUp(p.pick(1, 3), ioUsers, threads, 2 * ms / 1e3)),
+                    orElse(warm, levelWarmUp(3, ioUsers, threads, 2 * ms / 1e3)), // the JIT, at the new level
                     orElse(window, p.pick(2, 10)), pub));
         }
         if (!endpoint.equals("io")) {

@@ -396,7 +396,7 @@ public class S22_SpringOrderService {
         }
         String host = uri.getHost();
         if (!"http".equals(uri.getScheme()) || host == null || uri.getPort() < 1
-                || !(host.startsWith("127.") || host.equals("localhost") || host.equals("[::1]"))) {
+                || !host.matches("127(\\.\\d{1,3}){3}|localhost|\\[::1]")) { // literals: no DNS
             throw new IllegalArgumentException("--deps must be an http URL on loopback with a port, like "
                     + "http://127.0.0.1:8081 (a dependency-stub), got '" + value + "'");
         }

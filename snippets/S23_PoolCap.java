@@ -307,6 +307,7 @@ public class S23_PoolCap {
                             permits.acquire();
                             held = true;
                         }
+                        if (System.nanoTime() >= windowEnd) return; // it waited past the window: no query after it
                     }
                     long asked = System.nanoTime(), got;
                     try (Connection c = pool.getConnection()) {

@@ -266,7 +266,7 @@ public class S24_ParallelWrites {
             System.out.println("database: " + db.kind() + ", " + db.version());
             HikariDataSource pool = db.pool("s24", o.connections(), Duration.ofSeconds(10));
             createTable(pool);
-            long serverPid = db.kind().equals(Database.EMBEDDED) ? postmaster(db.jdbcUrl()) : -1;
+            long serverPid = db.serverPid().orElse(-1);
             double insertMs = singleInsertMs(pool);
             System.out.printf(Locale.ROOT, "one insert alone, on one connection: %.3f ms%n", insertMs);
             AtomicLong ids = new AtomicLong(1_000_000);
@@ -377,7 +377,7 @@ public class S24_ParallelWrites {
         for (int u = 0; u < o.users(); u++) perUser.add(new long[1024]);
         long t0 = System.nanoTime();
         double busy0 = ProcessStats.machineBusySeconds(), cpu0 = ProcessStats.cpuNanos() / 1e9;
-        double server0 = serverCpuSeconds(serverPid);
+        double server0 = ProcessStats.treeCpuSeconds(serverPid);
         String stoppedBy = null;
         long end = t0 + (long) (seconds * 1e9), stopAt;
         double busy1, cpu1, server1;
@@ -424,7 +424,7 @@ public class S24_ParallelWrites {
             stopAt = System.nanoTime();
             busy1 = ProcessStats.machineBusySeconds();
             cpu1 = ProcessStats.cpuNanos() / 1e9;
-            server1 = serverCpuSeconds(serverPid);
+            server1 = ProcessStats.treeCpuSeconds(serverPid);
             for (Thread t : users) { // the requests in flight end soon: each waits at most the connection timeout
                 try {
                     if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("a user did not end in 60 s");
@@ -447,68 +447,10 @@ public class S24_ParallelWrites {
                 busy1 - busy0, cpu1 - cpu0, server1 - server0);
     }
 
-    // ---- the embedded server's CPU (Linux /proc) ------------------------------------------------------------
-
-    /** The pid of the postmaster listening on the URL's port (its command line says "-p PORT"), or -1. */
-    static long postmaster(String jdbcUrl) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(":(\\d+)/").matcher(jdbcUrl);
-        if (!m.find()) return -1;
-        String port = m.group(1);
-        try (var dirs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
-            for (java.nio.file.Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                List<String> args;
-                try {
-                    args = List.of(new String(java.nio.file.Files.readAllBytes(d.resolve("cmdline"))).split("\0"));
-                } catch (java.io.IOException | RuntimeException e) {
-                    continue; // ended meanwhile
-                }
-                int at = args.indexOf("-p");
-                if (!args.isEmpty() && args.get(0).endsWith("/postgres") && at >= 0 && at + 1 < args.size()
-                        && args.get(at + 1).equals(port)) {
-                    return Long.parseLong(d.getFileName().toString());
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            return -1; // not Linux
-        }
-        return -1;
-    }
-
-    /**
-     * CPU seconds of the postmaster and its children (backends, writers): their user + system time, plus what its
-     * ended children used (cutime + cstime); -1 where it can't be read.
-     */
-    static double serverCpuSeconds(long postmaster) {
-        if (postmaster <= 0) return -1;
-        long ticks = 0;
-        boolean found = false;
-        try (var dirs = java.nio.file.Files.list(java.nio.file.Path.of("/proc"))) {
-            for (java.nio.file.Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                String[] f;
-                try {
-                    String stat = java.nio.file.Files.readString(d.resolve("stat"));
-                    f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                } catch (java.io.IOException | RuntimeException e) {
-                    continue;
-                }
-                long pid = Long.parseLong(d.getFileName().toString());
-                // f[0] is field 3 (state): ppid is f[1], utime f[11], stime f[12], cutime f[13], cstime f[14]
-                if (pid == postmaster) {
-                    found = true;
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
-                } else if (Long.parseLong(f[1]) == postmaster) {
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                }
-            }
-        } catch (java.io.IOException | RuntimeException e) {
-            return -1;
-        }
-        return found ? ticks / 100.0 : -1; // USER_HZ: 100 on Linux
-    }
-
     static void createTable(DataSource db) {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS s24_rows (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+            s.execute("DROP TABLE IF EXISTS s24_rows"); // a fresh table each run (your own database keeps it)
+            s.execute("CREATE TABLE s24_rows (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
                     + " request_id BIGINT NOT NULL, part INT NOT NULL, payload VARCHAR(100) NOT NULL)");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the table: " + oneLine(e), e);

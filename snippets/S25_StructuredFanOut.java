@@ -374,7 +374,8 @@ public class S25_StructuredFanOut {
 
     static void createTable(DataSource db) {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS s25_rows (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL,"
+            s.execute("DROP TABLE IF EXISTS s25_rows"); // a fresh table each run (your own database keeps it)
+            s.execute("CREATE TABLE s25_rows (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL,"
                     + " part INT NOT NULL)");
             s.execute("INSERT INTO s25_rows (id, request_id, part) VALUES (" + TAKEN_ID + ", 0, 0)");
         } catch (SQLException e) {

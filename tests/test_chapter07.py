@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -109,6 +110,8 @@ def test_an_interrupted_run_stops_its_database():
                              "--duration-s", "60"], cwd=HOME, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     seen = []
+    watchdog = threading.Timer(180, proc.kill)  # a hung run ends the loop below (its output ends)
+    watchdog.start()
     try:
         for line in proc.stdout:
             seen.append(line)
@@ -127,6 +130,7 @@ def test_an_interrupted_run_stops_its_database():
         rest, _ = proc.communicate(timeout=60)
         seen.append(rest)
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
@@ -150,3 +154,15 @@ def test_the_thread_guard_stops_a_leaking_run():
     report(f"07 thread guard: the leaking run stopped after {r['measuredSeconds']:.2f} s of 5 at"
            f" {r['liveThreads']:,} live threads (limit 600)")
     assert orphaned_postgres() == [], "PostgreSQL survived the stopped run"
+
+
+def test_a_database_off_this_machine_is_refused(tmp_path):
+    """UNPINNED_DB_URL may name the learner's own PostgreSQL, but only on this machine: traffic stays on loopback."""
+    from test_snippets import one_line_error
+    env = dict(os.environ, UNPINNED_DB_URL="jdbc:postgresql://db.example.com:5432/postgres",
+               UNPINNED_RESULTS=str(tmp_path))
+    run = subprocess.run(["bash", str(HOME / "tools" / "jbang"), "db-pool-cap", "--guard", "none", "--users", "2",
+                          "--duration-s", "1"], cwd=HOME, capture_output=True, text=True, timeout=600, env=env,
+                         stdin=subprocess.DEVNULL)
+    one_line_error(run, "UNPINNED_DB_URL", "on this machine", "'db.example.com'")
+    assert not list(tmp_path.rglob("*.json")), "a refused run saves nothing"

@@ -43,4 +43,13 @@ class ProcessStatsTest {
         assertEquals(0.6, row.otherCpuCores(), 1e-9);
         assertTrue(row.toString().contains("with 0.60 cores busy elsewhere"), row.toString());
     }
+
+    @Test
+    void aProcessTreesCpuIsReadFromProcAndNoPidHasNone() {
+        assertEquals(-1.0, ProcessStats.treeCpuSeconds(0), 0.0);
+        if (java.nio.file.Files.exists(java.nio.file.Path.of("/proc/self/stat"))) {
+            double self = ProcessStats.treeCpuSeconds(ProcessHandle.current().pid());
+            assertTrue(self > 0, "this JVM has used CPU: " + self);
+        }
+    }
 }

@@ -67,6 +67,9 @@ public final class Database implements AutoCloseable {
     /** HikariCP refuses a connection timeout under 250 ms. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(250), MAX_TIMEOUT = Duration.ofMinutes(10);
     static final String TEMP_PREFIX = "unpinned-pg-";
+    /** Hosts of this machine, as literals: a name like 127.example.com would go through DNS. */
+    static final java.util.regex.Pattern LOOPBACK_HOSTS =
+            java.util.regex.Pattern.compile("127(\\.\\d{1,3}){3}|localhost|\\[::1]");
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
 
     private final String kind, version, jdbcUrl, user, password, driver;
@@ -287,7 +290,8 @@ public final class Database implements AutoCloseable {
     }
 
     /** The embedded server's postmaster process id. */
-    OptionalLong serverPid() {
+    /** The embedded server's postmaster (its CPU: {@link ProcessStats#treeCpuSeconds}); empty for the others. */
+    public OptionalLong serverPid() {
         return serverPid > 0 ? OptionalLong.of(serverPid) : OptionalLong.empty();
     }
 
@@ -310,6 +314,11 @@ public final class Database implements AutoCloseable {
             throw new IllegalArgumentException(URL_ENV + " must be a jdbc:postgresql:// URL (e.g."
                     + " jdbc:postgresql://127.0.0.1:5432/postgres, with " + USER_ENV + " and " + PASSWORD_ENV + "); got '"
                     + url + "'");
+        }
+        String host = url.substring("jdbc:postgresql://".length()).split("[:/?]", 2)[0];
+        if (!LOOPBACK_HOSTS.matcher(host).matches()) {
+            throw new IllegalArgumentException(URL_ENV + " must name a server on this machine (127.0.0.1, localhost or"
+                    + " [::1]): the course's traffic stays on loopback; got host '" + host + "'");
         }
         Properties p = new Properties();
         if (user != null) p.setProperty("user", user);
@@ -456,6 +465,12 @@ public final class Database implements AutoCloseable {
         return h.info().command().map(c -> c.endsWith("/postgres") || c.endsWith("\\postgres.exe")).orElse(true);
     }
 
+    /** The postgres process of {@code dataDir}: a pid in an old postmaster.pid may belong to anything by now. */
+    private static boolean isPostgresOf(ProcessHandle h, Path dataDir) {
+        String[] args = h.info().arguments().orElse(new String[0]);
+        return isPostgres(h) && String.join(" ", args).contains(dataDir.toString());
+    }
+
     /**
      * A JVM killed outright (SIGKILL) runs no hook: the next start stops the postmaster such a JVM left behind and
      * deletes its folder (only folders of ours whose owner JVM has ended).
@@ -466,7 +481,10 @@ public final class Database implements AutoCloseable {
             for (Path dir : dirs) {
                 long owner = readPid(dir.resolve("owner.pid"));
                 if (owner <= 0 || ProcessHandle.of(owner).map(ProcessHandle::isAlive).orElse(false)) continue;
-                stopProcess(readPid(dir.resolve("data").resolve("postmaster.pid")));
+                long postmaster = readPid(dir.resolve("data").resolve("postmaster.pid"));
+                if (ProcessHandle.of(postmaster).map(h -> isPostgresOf(h, dir.resolve("data"))).orElse(false)) {
+                    stopProcess(postmaster);
+                }
                 deleteTree(dir);
             }
         } catch (IOException | RuntimeException e) {

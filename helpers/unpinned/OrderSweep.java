@@ -37,8 +37,8 @@ public final class OrderSweep {
     /** Chapter 06's two, served by S22: Spring MVC on a virtual thread per request, and Spring WebFlux. */
     public static final List<String> SPRING_IMPLEMENTATIONS = List.of("spring-mvc-virtual", "spring-webflux");
     /** Every name {@link #run} accepts. */
-    public static final List<String> ALL_IMPLEMENTATIONS = List.of("pool", "virtual", "reactive",
-            "spring-mvc-virtual", "spring-webflux");
+    public static final List<String> ALL_IMPLEMENTATIONS =
+            java.util.stream.Stream.concat(IMPLEMENTATIONS.stream(), SPRING_IMPLEMENTATIONS.stream()).toList();
     /** Far beyond what a laptop's loopback serves in a closed loop; a typo's guard, not a capacity claim. */
     public static final int MAX_USERS = 20_000;
     /** The item every load test orders (any id below 1,000,000 works; those above fail on purpose). */

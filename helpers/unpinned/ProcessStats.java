@@ -41,6 +41,39 @@ public final class ProcessStats {
     }
 
     /**
+     * CPU seconds of process {@code pid} and its children (e.g. a database server and its backends): their user +
+     * system time, plus what its ended children used (Linux /proc, 1/100 s ticks); -1 where that can't be read.
+     */
+    public static double treeCpuSeconds(long pid) {
+        if (pid <= 0) return -1;
+        long ticks = 0;
+        boolean found = false;
+        try (var dirs = Files.list(Path.of("/proc"))) {
+            for (Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
+                String[] f;
+                try {
+                    String stat = Files.readString(d.resolve("stat"));
+                    f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                } catch (IOException | RuntimeException e) {
+                    continue; // it ended meanwhile
+                }
+                long p = Long.parseLong(d.getFileName().toString());
+                // f[0] is field 3 (state): ppid is f[1], utime f[11], stime f[12], cutime f[13], cstime f[14]
+                if (p == pid) {
+                    found = true;
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13])
+                            + Long.parseLong(f[14]);
+                } else if (Long.parseLong(f[1]) == pid) {
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return -1; // not Linux
+        }
+        return found ? ticks / 100.0 : -1; // USER_HZ: 100 on Linux
+    }
+
+    /**
      * CPU seconds the whole machine has been busy since boot, summed over its CPUs (Linux /proc/stat: user,
      * nice, system, irq, softirq and steal, in 1/100 s ticks), or NaN where that can't be read or doesn't
      * describe this JVM's CPUs (in a container with a CPU quota, /proc/stat shows the host's).
