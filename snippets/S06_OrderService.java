@@ -284,7 +284,7 @@ public class S06_OrderService {
             impl = cli.oneOf("--impl", "virtual", List.of("pool", "virtual", "reactive", "reactive-blocking"));
             threads = cli.intValue("--threads", 200, 1, 10_000);
             port = cli.intValue("--port", 0, 0, 65_535);
-            deps = dependencies(cli.value("--deps", null));
+            deps = Cli.loopbackBaseUrl("--deps", cli.value("--deps", null), "a dependency-stub");
         } catch (IllegalArgumentException e) {
             Cli.exit("S06", e.getMessage());
             return;
@@ -345,24 +345,6 @@ public class S06_OrderService {
         ServerControl.serve(uri, describe, cli.has("--control"),
                 () -> Map.of("handled", HANDLED.get(), "failed", FAILED.get()), stop);
         System.exit(0); // Netty's event loops are not daemons
-    }
-
-    /** The --deps value as a base URI on loopback, or null when absent. */
-    static URI dependencies(String value) {
-        if (value == null) return null;
-        URI uri;
-        try {
-            uri = URI.create(value.endsWith("/") ? value : value + "/");
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--deps must be a URL like http://127.0.0.1:8081, got '" + value + "'");
-        }
-        String host = uri.getHost();
-        if (!"http".equals(uri.getScheme()) || host == null || uri.getPort() < 1
-                || !host.matches("127(\\.\\d{1,3}){3}|localhost|\\[::1]")) { // literals: no DNS
-            throw new IllegalArgumentException("--deps must be an http URL on loopback with a port, like "
-                    + "http://127.0.0.1:8081 (a dependency-stub), got '" + value + "'");
-        }
-        return uri;
     }
 }
 

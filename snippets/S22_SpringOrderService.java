@@ -312,7 +312,7 @@ public class S22_SpringOrderService {
         try {
             a = SpringArgs.parse(args, DEFAULT_PORT, Set.of("--stack", "--deps"), Set.of());
             stack = a.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
-            deps = dependencies(a.cli().value("--deps", null));
+            deps = Cli.loopbackBaseUrl("--deps", a.cli().value("--deps", null), "a dependency-stub");
             a.refuse("spring.main.web-application-type", "--stack");
             a.refuse("spring.threads.virtual.enabled", "--stack");
             a.refuse("spring.autoconfigure.exclude", "--stack");
@@ -382,25 +382,6 @@ public class S22_SpringOrderService {
             return own;
         }, context::close);
         System.exit(0); // stopped: context closed, the server and the clients gone
-    }
-
-    /** The --deps value as a base URI on loopback, or null when absent (S06's rule). */
-    static URI dependencies(String value) {
-        if (value == null) return null;
-        URI uri;
-        try {
-            uri = URI.create(value.endsWith("/") ? value : value + "/");
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--deps must be a URL like http://127.0.0.1:8081, got '" + value
-                    + "'");
-        }
-        String host = uri.getHost();
-        if (!"http".equals(uri.getScheme()) || host == null || uri.getPort() < 1
-                || !host.matches("127(\\.\\d{1,3}){3}|localhost|\\[::1]")) { // literals: no DNS
-            throw new IllegalArgumentException("--deps must be an http URL on loopback with a port, like "
-                    + "http://127.0.0.1:8081 (a dependency-stub), got '" + value + "'");
-        }
-        return uri;
     }
 }
 

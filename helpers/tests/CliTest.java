@@ -1,6 +1,8 @@
 package unpinned;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static unpinned.SleepServerTest.assertMessage;
 
@@ -36,5 +38,20 @@ class CliTest {
                 () -> Cli.parse(new String[] {"--user", "5"}, VALUES, FLAGS));
         assertMessage("--users needs a value", () -> Cli.parse(new String[] {"--users"}, VALUES, FLAGS));
         assertMessage("--control takes no value", () -> Cli.parse(new String[] {"--control=yes"}, VALUES, FLAGS));
+    }
+
+    @Test
+    void aLoopbackUrlIsALiteralOfThisMachineWithAPort() {
+        assertEquals("http://127.0.0.1:8081/",
+                Cli.loopbackBaseUrl("--deps", "http://127.0.0.1:8081", "a stub").toString());
+        assertEquals(null, Cli.loopbackBaseUrl("--deps", null, "a stub"));
+        for (String bad : List.of("http://127.evil.example:8081", "http://example.com:80", "http://127.0.0.1",
+                "https://127.0.0.1:8081")) {
+            var e = assertThrows(IllegalArgumentException.class, () -> Cli.loopbackBaseUrl("--deps", bad, "a stub"));
+            assertEquals("--deps must be an http URL on loopback with a port, like http://127.0.0.1:8081"
+                    + " (a stub), got '" + bad + "'", e.getMessage());
+        }
+        assertTrue(Cli.isLoopbackLiteral("localhost") && Cli.isLoopbackLiteral("[::1]"));
+        assertFalse(Cli.isLoopbackLiteral("127.0.0.1.nip.io") || Cli.isLoopbackLiteral(null));
     }
 }

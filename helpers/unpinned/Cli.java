@@ -1,10 +1,12 @@
 package unpinned;
 
+import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Command-line options of the non-JMH snippets: {@code --name value}, {@code --name=value} and bare
@@ -128,5 +130,33 @@ public final class Cli {
         Set<String> all = new java.util.HashSet<>(a);
         all.addAll(b);
         return all;
+    }
+
+    /** Hosts of this machine written as literals: a name like 127.example.com would go through DNS. */
+    private static final Pattern LOOPBACK_LITERAL = Pattern.compile("127(\\.\\d{1,3}){3}|localhost|\\[::1]");
+
+    /** True for a host that is this machine by its spelling alone: 127.x.y.z, localhost or [::1]. */
+    public static boolean isLoopbackLiteral(String host) {
+        return host != null && LOOPBACK_LITERAL.matcher(host).matches();
+    }
+
+    /**
+     * {@code value} (given with {@code option}) as the base URI of an HTTP server on loopback, e.g. a dependency
+     * stub; null when absent. {@code what} names that server in the message a wrong value gets.
+     */
+    public static URI loopbackBaseUrl(String option, String value, String what) {
+        if (value == null) return null;
+        URI uri;
+        try {
+            uri = URI.create(value.endsWith("/") ? value : value + "/");
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(option + " must be a URL like http://127.0.0.1:8081, got '" + value
+                    + "'");
+        }
+        if (!"http".equals(uri.getScheme()) || uri.getPort() < 1 || !isLoopbackLiteral(uri.getHost())) {
+            throw new IllegalArgumentException(option + " must be an http URL on loopback with a port, like "
+                    + "http://127.0.0.1:8081 (" + what + "), got '" + value + "'");
+        }
+        return uri;
     }
 }

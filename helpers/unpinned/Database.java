@@ -67,9 +67,6 @@ public final class Database implements AutoCloseable {
     /** HikariCP refuses a connection timeout under 250 ms. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(250), MAX_TIMEOUT = Duration.ofMinutes(10);
     static final String TEMP_PREFIX = "unpinned-pg-";
-    /** Hosts of this machine, as literals: a name like 127.example.com would go through DNS. */
-    static final java.util.regex.Pattern LOOPBACK_HOSTS =
-            java.util.regex.Pattern.compile("127(\\.\\d{1,3}){3}|localhost|\\[::1]");
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
 
     private final String kind, version, jdbcUrl, user, password, driver;
@@ -316,7 +313,7 @@ public final class Database implements AutoCloseable {
                     + url + "'");
         }
         String host = url.substring("jdbc:postgresql://".length()).split("[:/?]", 2)[0];
-        if (!LOOPBACK_HOSTS.matcher(host).matches()) {
+        if (!Cli.isLoopbackLiteral(host)) {
             throw new IllegalArgumentException(URL_ENV + " must name a server on this machine (127.0.0.1, localhost or"
                     + " [::1]): the course's traffic stays on loopback; got host '" + host + "'");
         }
