@@ -85,7 +85,11 @@ public final class Exercises {
                     "a fixed pool starts a thread per task until it is full, and never ends one without shutdown()")),
             Map.entry("07.4", new Answer("4. Change the code, re-measure", Bounds.littleThroughput(20, 0.050), 0.1,
                     "a measurement can't beat P / q with P = 20; did you re-run the cells down to the table after"
-                            + " the change?")));
+                            + " the change?")),
+            Map.entry("08.1", new Answer("1. Share of a time bound", Bounds.makespanMs(500, 8, 50) / 3_300.0, 0.01,
+                    "the wave bound is ceil(N / P) x the sleep; for a time, the share is bound / measured")),
+            Map.entry("08.2", new Answer("2. Same share, other machine", 0.99 * Bounds.closedLoopThroughput(500, 50, 0.100),
+                    0.02, "the pool caps the requests in service on any machine: min(U, P) / S, whatever the cores")));
 
     /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
     static double carrierSpeedUp(int carriers) {
@@ -110,8 +114,12 @@ public final class Exercises {
         verdict(id, answer);
     }
 
-    /** {@link #check(String, double)}, returning whether the answer was right. */
-    static boolean verdict(String id, double answer) {
+    /**
+     * {@link #check(String, double)}, returning whether the answer was right. Public for the worked solutions
+     * (solutions/), which show that each check accepts the right answer and rejects a wrong one without being
+     * able to read the expected values.
+     */
+    public static boolean verdict(String id, double answer) {
         Answer a = ANSWERS.get(id);
         if (a == null) throw new IllegalArgumentException("no exercise '" + id + "'; there are " + new java.util.TreeSet<>(ANSWERS.keySet()));
         return check(System.out, a.title(), answer, a.expected(), a.relTolerance(), a.hint());
