@@ -40,6 +40,7 @@ package unpinned.snippets;
  */
 
 import unpinned.Cli;
+import unpinned.Course;
 import unpinned.HttpLoad;
 import unpinned.LoadTest;
 import unpinned.Profile;
@@ -90,6 +91,7 @@ public class S16_CpuEndpointLoad {
         Profile profile = Profile.announceOrExit("S16");
         Options o = parse(args, profile);
         try {
+            Course.home(); // its servers and load generator start through the course folder's tools/jbang
             Results.checkDir();
             HttpLoad.requireOpenFiles(2L * o.users() + 2 * HttpLoad.SPARE_FILES, o.users() + " users (client and server)");
         } catch (IllegalStateException e) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.gson.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -85,6 +86,26 @@ class ResultsTest {
         assertEquals(tmp.resolve("elsewhere"), Results.dir(tmp.resolve("elsewhere").toString(), () -> {
             throw new AssertionError("home is not needed when the env is set");
         }));
+    }
+
+    @Test
+    void outsideAnyCourseFolderResultsGoUnderTheWorkingDirectory() throws Exception {
+        // A snippet run with `jbang alias@owner/unpinned` from a folder with no course above it: ./results, said.
+        Path elsewhere = Files.createDirectories(tmp.resolve("elsewhere/deeper"));
+        List<Path> said = new ArrayList<>();
+        assertEquals(elsewhere, Results.homeOrWorkingDir(null, elsewhere, said::add));
+        assertEquals(elsewhere, Results.homeOrWorkingDir(" ", elsewhere, said::add));
+        assertEquals(List.of(elsewhere, elsewhere), said);
+        // Inside a course folder, its folder; a set UNPINNED_HOME wins; one naming no folder is still an error.
+        Path home = Files.createDirectories(tmp.resolve("course"));
+        Files.writeString(home.resolve(Course.MARKER), "{}");
+        Path inside = Files.createDirectories(home.resolve("notebooks"));
+        assertEquals(home, Results.homeOrWorkingDir(null, inside, said::add));
+        assertEquals(home, Results.homeOrWorkingDir(home.toString(), elsewhere, said::add));
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> Results.homeOrWorkingDir(tmp.resolve("missing").toString(), elsewhere, said::add));
+        assertTrue(e.getMessage().contains("UNPINNED_HOME must name an existing folder"), e.getMessage());
+        assertEquals(2, said.size(), "only a run outside any course folder is told where its results go");
     }
 
     @Test

@@ -15,7 +15,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -34,12 +36,38 @@ public final class Results {
             DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);
     // Last stamp handed out, so two saves in one millisecond still get distinct, ordered names.
     private static final AtomicLong LAST_MILLIS = new AtomicLong();
+    private static final AtomicBoolean NOTED_OUTSIDE = new AtomicBoolean();
 
     private Results() {}
 
-    /** Where results go: env {@code UNPINNED_RESULTS}, else {@code <home>/results}. */
+    /**
+     * Where results go: env {@code UNPINNED_RESULTS}, else {@code <home>/results}; outside any course folder (a
+     * snippet run from anywhere with {@code jbang alias@owner/unpinned}) {@code ./results}, said once.
+     */
     public static Path dir() {
-        return dir(System.getenv(DIR_ENV), Course::home);
+        return dir(System.getenv(DIR_ENV), () -> homeOrWorkingDir(System.getenv(Course.HOME_ENV), Path.of(""), here -> {
+            if (NOTED_OUTSIDE.compareAndSet(false, true)) {
+                System.out.println("Results: no course folder here (no " + Course.MARKER + " in " + here + " or above,"
+                        + " " + Course.HOME_ENV + " unset), so they go to " + here.resolve("results") + "; set "
+                        + DIR_ENV + " to choose another folder");
+            }
+        }));
+    }
+
+    /**
+     * The folder that holds {@code results/} when {@code UNPINNED_RESULTS} is not set: the course folder, or the
+     * working directory when there is none (then handed to {@code outside} first). A {@code UNPINNED_HOME} naming
+     * no folder is still an error.
+     */
+    static Path homeOrWorkingDir(String homeEnv, Path cwd, Consumer<Path> outside) {
+        if (homeEnv != null && !homeEnv.isBlank()) return Course.home(homeEnv, cwd);
+        try {
+            return Course.home(null, cwd);
+        } catch (IllegalStateException e) {
+            Path here = cwd.toAbsolutePath().normalize();
+            outside.accept(here);
+            return here;
+        }
     }
 
     /**
