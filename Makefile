@@ -9,7 +9,7 @@ export UNPINNED_PROFILE := $(PROFILE)
 CHECK_PYTHON = $(PYTHON) -c 'import sys; sys.exit("[unpinned] error: Python 3.10 or newer is needed; this is %d.%d (%s). Install a newer one and run e.g. make setup PYTHON=python3.12" % (sys.version_info[0], sys.version_info[1], sys.executable) if sys.version_info < (3, 10) else 0)'
 COURSE = @$(CHECK_PYTHON) && $(PYTHON) tools/course.py
 
-.PHONY: lab test setup doctor clean
+.PHONY: lab test setup doctor book slides clean
 
 lab:      ## set up, then open the course in JupyterLab
 	$(COURSE) lab
@@ -22,6 +22,12 @@ setup:    ## only set up (venv, JJava kernel, JBang, Maven artifacts); idempoten
 
 doctor:   ## print what was found (JDK, kernel, JBang, cores, profile) and what is missing
 	$(COURSE) doctor
+
+book:     ## the executed notebooks (from make test; FRESH=1 runs them again) as a static site: build/book/index.html
+	$(COURSE) book $(if $(FRESH),--fresh)
+
+slides:   ## the executed notebooks as reveal.js slides that work offline: build/slides/index.html
+	$(COURSE) slides $(if $(FRESH),--fresh)
 
 clean:    ## remove everything set-up made in this checkout (keeps results/)
 	rm -rf .venv .course

@@ -7,6 +7,10 @@ registries into folders of this checkout (.venv and .course). Every step checks 
 stamp first, so a second run is fast and a half-finished run simply resumes.
 
     python3 tools/course.py setup | doctor | lab | test [pytest args...] | nav [--check]
+                            | book [--fresh] | slides [--fresh]
+
+book and slides (tools/book.py) render the executed notebooks (build/executed/, from the test run; any missing,
+or all with --fresh, are executed first) into a static HTML site in build/book/ or reveal.js slides in build/slides/.
 """
 from __future__ import annotations
 
@@ -572,6 +576,56 @@ def install_kernel(java_home: Path, java_feature: int, classpath: str) -> Path:
     return target
 
 
+# --------------------------------------------------------------------------- reveal.js (make slides)
+
+REVEAL_VERSION = "5.2.1"
+REVEAL_URL = f"https://registry.npmjs.org/reveal.js/-/reveal.js-{REVEAL_VERSION}.tgz"
+REVEAL_SHA256 = "359b575dd51bbda32f89b2fd4c7dc46ad7389a805572158916c29252f7a27333"
+
+
+def reveal_dir() -> Path:
+    return STATE / f"reveal.js-{REVEAL_VERSION}"
+
+
+def ensure_reveal() -> str:
+    """reveal.js for the slides (tools/book.py), from the npm registry once and checked against its pinned sha256,
+    so that `make slides` builds, and the slides show, without network."""
+    import io
+    import tarfile
+    import urllib.request
+
+    target = reveal_dir()
+    stamp = target / ".sha256"
+    shown = f"{REVEAL_VERSION} (.course/{target.name})"
+    if stamp.is_file() and stamp.read_text() == REVEAL_SHA256 and (target / "dist" / "reveal.js").is_file():
+        return shown
+    say(f"downloading reveal.js {REVEAL_VERSION} (2.4 MB) from the npm registry into .course/ (once, for the slides)")
+    try:
+        with urllib.request.urlopen(REVEAL_URL, timeout=120) as response:
+            data = response.read()
+    except Exception as e:  # URLError, timeouts, a proxy's refusal: all the same advice
+        raise SetupError(f"could not download reveal.js {REVEAL_VERSION} from {REVEAL_URL} ({e}); check the network"
+                         " (or a proxy: HTTPS_PROXY), then run the command again.") from None
+    got = hashlib.sha256(data).hexdigest()
+    if got != REVEAL_SHA256:
+        raise SetupError(f"reveal.js {REVEAL_VERSION} from {REVEAL_URL} has sha256 {got}, not the pinned"
+                         f" {REVEAL_SHA256}; nothing was unpacked. Retry; if it persists, a proxy is changing it.")
+    staging = STATE / f"{target.name}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        for member in tar.getmembers():  # npm's layout: package/...; only plain files, never outside the folder
+            parts = Path(member.name).parts
+            if not member.isfile() or len(parts) < 2 or parts[0] != "package" or ".." in parts:
+                continue
+            path = staging.joinpath(*parts[1:])
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(tar.extractfile(member).read())
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
+    stamp.write_text(REVEAL_SHA256)
+    return shown
+
+
 # --------------------------------------------------------------------------- navigation
 
 NAV_TOP, NAV_BOTTOM = "nav-top", "nav-bottom"
@@ -586,8 +640,51 @@ def notebook_title(nb: dict) -> str:
     raise SetupError("every notebook starts with a '# NN · Title' heading")
 
 
+KEPT_SLIDE_TYPES = ("fragment", "notes", "skip")  # a presenter's choice for a cell that is not a heading
+
+
+def first_heading(source: str) -> str:
+    """The line a markdown cell opens with, past blank lines, horizontal rules (`---`) and HTML comments."""
+    text = re.sub(r"<!--.*?-->", "", source, flags=re.S)
+    for line in text.splitlines():
+        if line.strip() and not re.fullmatch(r"\s*([-*_])(\s*\1){2,}\s*", line):
+            return line
+    return ""
+
+
+def slide_types(cells: list[dict]) -> None:
+    """Sets metadata.slideshow.slide_type on every cell, for the reveal.js slides (`make slides`): the generated
+    navigation cells are skipped; a markdown cell that opens with a `#` or `##` heading starts a slide, with `###`
+    a sub-slide; a code cell tagged `chart` starts a sub-slide too, so the chart shows whole at the top of the
+    screen (with what follows it, "What it means"), not below a screenful of code; the code cells after the
+    `## Exercises` heading (answer stubs, and checks that print "not answered yet") are skipped. Any other cell
+    joins the slide above ("-"), unless it carries a presenter's fragment, notes or skip, which is kept."""
+    exercises = False
+    for cell in cells:
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        old = cell.get("metadata", {}).get("slideshow", {}).get("slide_type")
+        kind = old if old in KEPT_SLIDE_TYPES else "-"
+        if cell.get("id") in (NAV_TOP, NAV_BOTTOM):
+            kind = "skip"
+        elif cell["cell_type"] == "markdown":
+            heading = first_heading(source)
+            if heading.startswith(("# ", "## ")):
+                kind = "slide"
+            elif heading.startswith("### "):
+                kind = "subslide"
+            exercises = exercises or bool(re.search(r"^##\s+Exercises\b", source, re.M))
+        elif exercises:
+            kind = "skip"
+        elif "chart" in cell.get("metadata", {}).get("tags", []):
+            kind = "subslide"
+        cell.setdefault("metadata", {}).setdefault("slideshow", {})["slide_type"] = kind
+
+
 def nav(check: bool) -> int:
-    """Writes (or with check, verifies) the generated navigation cells at the top and bottom of every notebook."""
+    """Writes (or with check, verifies) the generated navigation cells at the top and bottom of every notebook,
+    and every cell's slide type (slide_types)."""
+    import copy
+
     paths = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))
     books = [json.loads(p.read_text()) for p in paths]
     titles = [notebook_title(nb) for nb in books]
@@ -600,20 +697,93 @@ def nav(check: bool) -> int:
         if i + 1 < len(paths):
             links.append(f"[{titles[i + 1]} →]({paths[i + 1].name})")
         line = " | ".join(links)
-        cells = [c for c in nb["cells"] if c.get("id") not in (NAV_TOP, NAV_BOTTOM)]
+        # copies: slide_types() must not change nb's own cells before they are compared with what it made
+        cells = [copy.deepcopy(c) for c in nb["cells"] if c.get("id") not in (NAV_TOP, NAV_BOTTOM)]
         made = [{"cell_type": "markdown", "id": NAV_TOP, "metadata": {}, "source": [f"<!-- generated by `python3 tools/course.py nav` -->\n", line]}]
         made += cells
         made.append({"cell_type": "markdown", "id": NAV_BOTTOM, "metadata": {}, "source": [line]})
+        slide_types(made)
         if made != nb["cells"]:
             stale.append(path.name)
             if not check:
                 nb["cells"] = made
                 path.write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
+    stale += course_index(paths, books, titles, check)
     if check and stale:
         print("navigation is out of date in: " + ", ".join(stale) + "; run `python3 tools/course.py nav`")
         return 1
     print(("updated: " + ", ".join(stale)) if stale and not check else "navigation is up to date")
     return 0
+
+
+INDEX_NOTEBOOK = "index.ipynb"
+INDEX_BEGIN = "<!-- index:begin (generated by `python3 tools/course.py nav`; edit the notebooks and the catalog) -->"
+INDEX_END = "<!-- index:end -->"
+NOT_EXPERIMENTS = ("Summary", "Exercises")
+
+
+def chapter_index(paths: list[Path], books: list[dict], titles: list[str], link) -> list[str]:
+    """Markdown table rows: each chapter, its experiments (its `## N · ...` sections) and the snippets its code runs
+    or shows, with their aliases; `link(relative_path)` makes a link target from the course folder's layout."""
+    aliases: dict[str, list[str]] = {}
+    for name, alias in json.loads((HOME / "jbang-catalog.json").read_text())["aliases"].items():
+        aliases.setdefault(Path(alias["script-ref"]).name, []).append(name)
+    rows = ["| chapter | experiments | snippets (aliases) |", "|---|---|---|"]
+    for path, nb, title in zip(paths, books, titles):
+        sections, snippets = [], []
+        for cell in nb["cells"]:
+            text = "".join(cell["source"])
+            if cell["cell_type"] == "markdown":
+                sections += [h.strip() for h in re.findall(r"^## (.+)$", text, re.M)
+                             if not h.strip().startswith(NOT_EXPERIMENTS)]
+            else:
+                snippets += [f"{m}.java" for m in re.findall(r"\b(S\d\d_[A-Za-z0-9]+)", text)]
+        used = []
+        for file in dict.fromkeys(snippets):
+            names = ", ".join(f"`{a}`" for a in aliases.get(file, [])) or "no alias"
+            used.append(f"[{file[:3]}]({link('snippets/' + file)}) {names}")
+        rows.append(f"| [{title}]({link('notebooks/' + path.name)}) | {'; '.join(sections) or '(set-up)'} |"
+                    f" {'; '.join(used) or '-'} |")
+    return rows
+
+
+def course_index(paths: list[Path], books: list[dict], titles: list[str], check: bool) -> list[str]:
+    """Writes (or with check, compares) notebooks/index.ipynb and the README's index block; returns what was stale."""
+    stale = []
+    readme = HOME / "README.md"
+    text = readme.read_text()
+    if INDEX_BEGIN not in text or INDEX_END not in text:
+        raise SetupError(f"README.md lost its index markers; put back the lines {INDEX_BEGIN!r} and {INDEX_END!r}")
+    head, rest = text.split(INDEX_BEGIN, 1)
+    block = "\n".join([INDEX_BEGIN, *chapter_index(paths, books, titles, lambda p: p), INDEX_END])
+    made = head + block + rest.split(INDEX_END, 1)[1]
+    if made != text:
+        stale.append("README.md (index)")
+        if not check:
+            readme.write_text(made)
+    aliases = json.loads((HOME / "jbang-catalog.json").read_text())["aliases"]
+    lines = ["# Index: chapters, experiments, snippets", "",
+             "<!-- generated by `python3 tools/course.py nav` -->",
+             "Every chapter with its experiments and the snippets it runs; then every alias. Start with"
+             f" [{titles[0]}]({paths[0].name}); the [README](../README.md) says how the course works.", "",
+             *chapter_index(paths, books, titles, lambda p: "../" + p if not p.startswith("notebooks/")
+                            else p.removeprefix("notebooks/")), "",
+             "## Snippets by alias", "", "Run one with `tools/jbang <alias>` from any folder.", "",
+             "| alias | file | what it does, and what to expect |", "|---|---|---|"]
+    for name, alias in sorted(aliases.items(), key=lambda kv: (kv[1]["script-ref"], kv[0])):
+        ref = alias["script-ref"]
+        lines.append(f"| `{name}` | [{Path(ref).name}](../{ref}) | {alias['description'].replace('|', '/')} |")
+    notebook = {"cells": [{"cell_type": "markdown", "id": "index", "metadata": {},
+                           "source": [line + "\n" for line in lines[:-1]] + [lines[-1]]}],
+                "metadata": {"kernelspec": {"display_name": "Java (unpinned)", "language": "java", "name": KERNEL_NAME}},
+                "nbformat": 4, "nbformat_minor": 5}
+    written = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    index = HOME / "notebooks" / INDEX_NOTEBOOK
+    if not index.exists() or index.read_text() != written:
+        stale.append(INDEX_NOTEBOOK)
+        if not check:
+            index.write_text(written)
+    return stale
 
 
 # --------------------------------------------------------------------------- commands
@@ -655,8 +825,9 @@ def set_up() -> dict:
     spring = build_spring_snippets()
     kernel = install_kernel(java_home, java_feature, classpath)
     configure_lab()
+    reveal = ensure_reveal()
     return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
-            "spring boot": spring, "kernel": str(kernel)}
+            "spring boot": spring, "kernel": str(kernel), "reveal.js": reveal}
 
 
 def setup() -> dict:
@@ -751,8 +922,15 @@ def test(args: list[str]) -> int:
     return subprocess.run([str(venv_python()), "-m", "pytest", *(args or ["tests"])], cwd=HOME, env=env).returncode
 
 
+def book(command: str, args: list[str]) -> int:
+    """`book` or `slides`: set up (the venv's nbconvert and nbclient, the kernel, reveal.js), then tools/book.py."""
+    setup_and_report()
+    return subprocess.run([str(venv_python()), str(HOME / "tools" / "book.py"), command, *args], cwd=HOME,
+                          env=course_env()).returncode
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav"):
+    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav", "book", "slides"):
         print(__doc__)
         return 2
     try:
@@ -766,6 +944,8 @@ def main(argv: list[str]) -> int:
             return doctor()
         if command == "nav":
             return nav(check="--check" in rest)
+        if command in ("book", "slides"):
+            return book(command, rest)
         return lab(rest) if command == "lab" else test(rest)
     except SetupError as e:
         print(f"[unpinned] error: {e}", file=sys.stderr)
