@@ -9,6 +9,7 @@ workspaces are untouched).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -89,6 +90,25 @@ def find_chromium() -> str | None:
     candidates = [os.environ.get("UNPINNED_CHROMIUM"), "/usr/bin/chromium"]
     candidates += [shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")]
     return next((c for c in candidates if c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+@contextlib.contextmanager
+def launched_chromium(path: str):
+    """Chromium at `path`, headless, driven by Playwright; closed, and Playwright stopped, on the way out. A browser
+    that won't start fails the test with Playwright's first line."""
+    import pytest
+    from playwright.sync_api import sync_playwright
+    pw = sync_playwright().start()
+    try:
+        browser = pw.chromium.launch(executable_path=path, headless=True, args=CHROMIUM_FLAGS)
+    except Exception as e:
+        pw.stop()
+        pytest.fail(f"Playwright could not start {path}: {str(e).splitlines()[0]}")
+    try:
+        yield browser
+    finally:
+        browser.close()
+        pw.stop()
 
 
 def ensure_chromium() -> tuple[str | None, str]:

@@ -340,18 +340,8 @@ def offline_browser(built):
     path, reason = bl.ensure_chromium()
     if not path:
         pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=path, headless=True, args=bl.CHROMIUM_FLAGS)
-    except Exception as e:
-        pw.stop()
-        pytest.fail(f"Playwright could not start {path}: {str(e).splitlines()[0]}")
-    try:
+    with bl.launched_chromium(path) as browser:
         yield browser
-    finally:
-        browser.close()
-        pw.stop()
 
 
 @pytest.fixture

@@ -41,18 +41,8 @@ def chromium() -> str:
 
 @pytest.fixture(scope="module")
 def browser(chromium):
-    from playwright.sync_api import sync_playwright
-    pw = sync_playwright().start()
-    try:
-        b = pw.chromium.launch(executable_path=chromium, headless=True, args=bl.CHROMIUM_FLAGS)
-    except Exception as e:
-        pw.stop()
-        pytest.fail(f"Playwright could not start {chromium}: {str(e).splitlines()[0]}")
-    try:
+    with bl.launched_chromium(chromium) as b:
         yield b
-    finally:
-        b.close()
-        pw.stop()
 
 
 @pytest.fixture(scope="module")

@@ -318,12 +318,18 @@ def test_conda_binder_and_set_up_name_the_same_pinned_versions(tmp_path):
 DISTRIBUTION_FILES = ["environment.yml", "requirements.txt", "postBuild", "README.md", "tools/course.py"]
 
 
-def test_an_unchanged_copy_passes(tmp_path):
+def _copy_of_the_course(tmp_path: Path) -> Path:
+    """The files the pin check reads, copied under tmp_path/course, with an empty tmp_path/scratch beside."""
     copy = tmp_path / "course"
     for name in DISTRIBUTION_FILES:
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(HOME / name, copy / name)
     (tmp_path / "scratch").mkdir()
+    return copy
+
+
+def test_an_unchanged_copy_passes(tmp_path):
+    copy = _copy_of_the_course(tmp_path)
     assert pin_problems(copy, tmp_path / "scratch") == []
 
 
@@ -348,13 +354,9 @@ def test_an_unchanged_copy_passes(tmp_path):
 ])
 def test_a_mismatch_in_a_copy_is_caught(tmp_path, file, old, new, caught):
     """The check above would fail on a real mismatch: each case breaks one copy of the files."""
-    copy = tmp_path / "course"
-    for name in DISTRIBUTION_FILES:
-        (copy / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(HOME / name, copy / name)
+    copy = _copy_of_the_course(tmp_path)
     text = (copy / file).read_text()
     assert old in text, f"{file} no longer holds {old!r}: update this case"
     (copy / file).write_text(text.replace(old, new, 1))
-    (tmp_path / "scratch").mkdir()
     problems = pin_problems(copy, tmp_path / "scratch")
     assert any(caught in p for p in problems), problems

@@ -42,7 +42,7 @@ public final class Runs {
         List<Run> runs = new ArrayList<>();
         for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
             for (Path file : list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList()) {
-                runs.add(read(file, dir.getFileName().toString()));
+                runs.add(read(file, dir.getFileName().toString(), true));
             }
         }
         return runs;
@@ -58,8 +58,8 @@ public final class Runs {
         for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
             List<Path> files = list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList();
             for (Path file : files) { // names sort by time, so a later file replaces an earlier one
-                if (!isSavedResult(file)) continue; // e.g. a thread dump S19 keeps beside its results
-                Run run = read(file, null);
+                Run run = read(file, null, false);
+                if (run == null) continue; // not a saved result: e.g. a thread dump S19 keeps beside its results
                 latest.put(run.source() + "\u0000" + run.experiment(), run);
             }
         }
@@ -161,32 +161,36 @@ public final class Runs {
         return o != null && o.has(key) && o.get(key).isJsonPrimitive() ? o.get(key).getAsString() : "unknown";
     }
 
-    /** Whether {@code file} is what {@link Results#save} writes: an object with "experiment" and "data". */
-    static boolean isSavedResult(Path file) {
+    /**
+     * The run saved in {@code file}, named {@code source} (or after its machine when null). A file that is not what
+     * {@link Results#save} writes (an object with "experiment" and "data") is refused by name when {@code strict},
+     * else passed over as null.
+     */
+    private static Run read(Path file, String source, boolean strict) {
+        String text;
         try {
-            JsonElement parsed = Json.parse(Files.readString(file));
-            return parsed.isJsonObject() && parsed.getAsJsonObject().has("experiment")
-                    && parsed.getAsJsonObject().has("data");
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
-    }
-
-    private static Run read(Path file, String source) {
-        try {
-            JsonElement parsed = Json.parse(Files.readString(file));
-            if (!parsed.isJsonObject() || !parsed.getAsJsonObject().has("data")) {
-                throw new IllegalArgumentException(file + " is not a saved result (no \"data\"); keep only Results.save"
-                        + " files in that folder");
-            }
-            JsonObject o = parsed.getAsJsonObject();
-            JsonObject machine = o.has("machine") && o.get("machine").isJsonObject() ? o.getAsJsonObject("machine") : new JsonObject();
-            String experiment = o.has("experiment") ? o.get("experiment").getAsString()
-                    : file.getFileName().toString().replaceFirst("\\.json$", "");
-            return new Run(source != null ? source : machineName(machine), experiment, machine, o.get("data"), file);
+            text = Files.readString(file);
         } catch (IOException e) {
+            if (!strict) return null;
             throw new UncheckedIOException("cannot read " + file, e);
         }
+        JsonElement parsed;
+        try {
+            parsed = Json.parse(text);
+        } catch (RuntimeException e) {
+            if (strict) throw new IllegalArgumentException(file + " is not JSON; keep only Results.save files there", e);
+            return null;
+        }
+        JsonObject o = parsed.isJsonObject() ? parsed.getAsJsonObject() : null;
+        if (o == null || !o.has("data") || (!strict && !o.has("experiment"))) {
+            if (!strict) return null;
+            throw new IllegalArgumentException(file + " is not a saved result (no \"data\"); keep only Results.save"
+                    + " files in that folder");
+        }
+        JsonObject machine = o.has("machine") && o.get("machine").isJsonObject() ? o.getAsJsonObject("machine") : new JsonObject();
+        String experiment = o.has("experiment") ? o.get("experiment").getAsString()
+                : file.getFileName().toString().replaceFirst("\\.json$", "");
+        return new Run(source != null ? source : machineName(machine), experiment, machine, o.get("data"), file);
     }
 
     private static List<Path> list(Path folder) {
