@@ -19,10 +19,31 @@ def report(line: str) -> None:
     print(line)
 
 
+# Tests marked @pytest.mark.fault inject one fault each (a full disk, a killed parent, a hostile URL...) and pass
+# only when it ended with a clear one-line error and nothing lost; the summary counts them on its `faults:` line.
+_FAULTS: dict[str, bool] = {}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "fault: injects one fault; passes only if it ends clearly with nothing lost")
+
+
+def pytest_runtest_logreport(report):
+    if "fault" in report.keywords and (report.when == "call" or report.outcome != "passed"):
+        ok = report.outcome == "passed"
+        _FAULTS[report.nodeid] = _FAULTS.get(report.nodeid, True) and ok
+
+
 def pytest_terminal_summary(terminalreporter):
-    if _MEASUREMENTS:
+    lines = list(_MEASUREMENTS)
+    if _FAULTS:
+        clear = sum(_FAULTS.values())
+        lines.append(f"faults: {len(_FAULTS)} injected faults tried, {clear} ended with a clear error and nothing lost"
+                     + ("" if clear == len(_FAULTS) else
+                        "; not: " + ", ".join(k.split("::")[-1] for k, v in _FAULTS.items() if not v)))
+    if lines:
         terminalreporter.section("measurements (quick profile unless UNPINNED_PROFILE says otherwise)")
-        for line in _MEASUREMENTS:
+        for line in lines:
             terminalreporter.write_line(line)
 
 
