@@ -11,6 +11,8 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Comparison.java
 //SOURCES ../helpers/unpinned/Charts.java
+//SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/DrawnChart.java
 //SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Timeline.java
 package unpinned.snippets;

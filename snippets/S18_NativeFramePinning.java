@@ -13,6 +13,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Jdks.java
 //SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Jfr.java
 package unpinned.snippets;
 

@@ -12,6 +12,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Jdks.java
 //SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 package unpinned.snippets;
 
 /*

@@ -11,6 +11,7 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 package unpinned.snippets;
 
 /*

@@ -36,6 +36,11 @@ def pytest_runtest_logreport(report):
 
 def pytest_terminal_summary(terminalreporter):
     lines = list(_MEASUREMENTS)
+    import page
+    if page.TOTAL.charts or page.TOTAL.tables or page.TOTAL.failures:
+        t = page.TOTAL
+        lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
+                     f"executed notebooks (headless and browser), {len(t.failures)} failures")
     if _FAULTS:
         clear = sum(_FAULTS.values())
         lines.append(f"faults: {len(_FAULTS)} injected faults tried, {clear} ended with a clear error and nothing lost"

@@ -387,4 +387,27 @@ class ChartsTest {
         BufferedImage img = Charts.plot("t", "users", "orders/s", true, true, List.of(bound), List.of(measured));
         assertEquals(Charts.WIDTH, img.getWidth());
     }
+
+    @Test
+    void everyChartRecordsItsSeriesAndTheirPoints() {
+        DrawnChart chart = Charts.plot("A sweep", "users", "req/s", true, true,
+                List.of(new Charts.Series("bound", new double[] {1, 10, 100}, new double[] {10, 100, 1000})),
+                List.of(new Charts.Series("measured", new double[] {1, 10, 100}, new double[] {9, Double.NaN, 800}),
+                        new Charts.Series("blank", new double[] {1, 10}, new double[] {Double.NaN, Double.NaN})));
+        assertEquals("A sweep", chart.title());
+        assertEquals(List.of(new DrawnChart.Drawn("bound", 3), new DrawnChart.Drawn("measured", 2),
+                new DrawnChart.Drawn("blank", 0)), chart.series());
+        assertEquals(List.of("blank"), chart.emptySeries());
+        assertEquals(List.of(), chart.clipped());
+        DrawnChart bars = Charts.compare("Two bars", "req/s", List.of(new Comparison("a", 1, 2, Double.NaN)));
+        assertEquals(List.of(new DrawnChart.Drawn("measured", 1), new DrawnChart.Drawn("bound", 1)), bars.series());
+    }
+
+    @Test
+    void labelsThatWouldOverlapAreTurnedUntilTheyFit() {
+        Map<String, Double> many = new LinkedHashMap<>();
+        for (int i = 0; i < 15; i++) many.put("a rather long label number " + i, (double) i + 1);
+        DrawnChart chart = Charts.bars("Fifteen long labels", "value", many);
+        assertEquals(List.of(), chart.clipped(), "labels must be turned until they no longer overlap");
+    }
 }

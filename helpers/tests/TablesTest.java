@@ -187,4 +187,24 @@ class TablesTest {
         List<Record> mixed = List.of(new Comparison("x", 1, 1, 1), new Row("a", 1, 1, new long[0]));
         BoundsTest.assertMessage("rows must all be Comparison records", () -> Tables.fromRecords("t", mixed));
     }
+
+    @Test
+    void aWideTableShowsEightColumnsAndKeepsAllInADetailsView() {
+        List<String> names = new java.util.ArrayList<>();
+        List<Object> row = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            names.add("c" + i);
+            row.add(i);
+        }
+        Table t = Tables.of("wide", names, List.of(row));
+        String html = Tables.html(t);
+        String inView = html.substring(0, html.indexOf("<details>"));
+        assertEquals(Tables.MAX_VISIBLE_COLUMNS, inView.split("<th ").length - 1, inView);
+        assertTrue(html.contains("<summary>All 12 columns</summary>"), html);
+        assertEquals(12, html.substring(html.indexOf("<details>")).split("<th ").length - 1, html);
+        String chosen = Tables.html(t, Tables.MAX_HTML_ROWS, "c0", "c11");
+        assertTrue(chosen.substring(0, chosen.indexOf("<details>")).contains(">c11</th>"), chosen);
+        BoundsTest.assertMessage("no column 'nope' in table 'wide'", () -> Tables.html(t, 10, "nope"));
+        assertFalse(Tables.html(Tables.of("narrow", List.of("a", "b"), List.of(List.of(1, 2)))).contains("<details>"));
+    }
 }

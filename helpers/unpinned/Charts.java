@@ -52,6 +52,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 public final class Charts {
     public static final int WIDTH = 720;
     public static final int HEIGHT = 420;
+    /** Extra image height per legend entry when a legend lists its series one per line below the plot. */
+    static final int LEGEND_LINE = 18;
     /** On a linear axis, {@link #compare} refuses a largest value more than this many times the smallest non-zero one. */
     public static final double MAX_LINEAR_SPREAD = 20;
     /** Title font size; longer titles wrap onto a second line, then shrink down to {@link #MIN_TITLE_POINTS}. */
@@ -105,7 +107,7 @@ public final class Charts {
      * Grouped bars measured / bound / published per label, linear y axis. Refuses values more than
      * {@link #MAX_LINEAR_SPREAD} times apart: use {@code logY = true} or {@link #ratios} for those.
      */
-    public static BufferedImage compare(String title, String unit, List<Comparison> rows) {
+    public static DrawnChart compare(String title, String unit, List<Comparison> rows) {
         return compare(title, unit, rows, false);
     }
 
@@ -113,7 +115,7 @@ public final class Charts {
      * Grouped bars measured / bound / published per label; {@code logY} when they span decades. A
      * measured value with an {@link Comparison#error() error} gets an error bar (measured ± error).
      */
-    public static BufferedImage compare(String title, String unit, List<Comparison> rows, boolean logY) {
+    public static DrawnChart compare(String title, String unit, List<Comparison> rows, boolean logY) {
         return render(compareChart(title, unit, rows, logY));
     }
 
@@ -148,7 +150,7 @@ public final class Charts {
      * line at 1.0 labelled "bound" (1.0 = exactly the bound). Rows without a bound, or with neither a
      * measured nor a published value, are left out; a measured error becomes an error bar of error / bound.
      */
-    public static BufferedImage ratios(String title, List<Comparison> rows) {
+    public static DrawnChart ratios(String title, List<Comparison> rows) {
         return render(ratiosChart(title, rows));
     }
 
@@ -201,7 +203,7 @@ public final class Charts {
     }
 
     /** One bar per key, in the map's iteration order (use a LinkedHashMap); null or NaN leaves a gap. */
-    public static BufferedImage bars(String title, String yLabel, Map<String, ? extends Number> values) {
+    public static DrawnChart bars(String title, String yLabel, Map<String, ? extends Number> values) {
         return render(barsChart(title, yLabel, values));
     }
 
@@ -231,7 +233,7 @@ public final class Charts {
      * {@code references} draws a labelled horizontal line per entry (e.g. "unmounts: 1 x" at 1, "pins: N x" at N);
      * the y axis starts at 0 and always shows them.
      */
-    public static BufferedImage groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+    public static DrawnChart groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
                                             Map<String, Double> references) {
         return render(groupedBarsChart(title, yLabel, labels, series, references));
     }
@@ -283,12 +285,12 @@ public final class Charts {
     }
 
     /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
-    public static BufferedImage lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+    public static DrawnChart lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));
     }
 
     /** Points only, e.g. one point per request or per run. */
-    public static BufferedImage scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+    public static DrawnChart scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
     }
 
@@ -296,7 +298,7 @@ public final class Charts {
      * Lines and points on one x/y chart: {@code lines} drawn as lines (bounds, e.g. Little's law against
      * users), {@code points} as markers only (measured and published figures), in that order of colours.
      */
-    public static BufferedImage plot(String title, String xLabel, String yLabel, boolean logX, boolean logY,
+    public static DrawnChart plot(String title, String xLabel, String yLabel, boolean logX, boolean logY,
                                      List<Series> lines, List<Series> points) {
         return render(plotChart(title, xLabel, yLabel, logX, logY, lines, points));
     }
@@ -306,7 +308,11 @@ public final class Charts {
         if (lines == null || points == null) throw new IllegalArgumentException("lines and points must be lists (maybe empty), got null");
         List<Series> all = new ArrayList<>(lines);
         all.addAll(points);
-        XYChart chart = xyChart(title, xLabel, yLabel, logX, logY, false, all.toArray(Series[]::new));
+        // Many series: their legend goes below the plot, one per line, on a taller image. Beside the plot (XChart's
+        // OutsideE) a wide legend took the whole width and left the plot with none: a blank chart.
+        int legendLines = all.size() > 4 ? all.size() : 0;
+        XYChart chart = xyChart(title, xLabel, yLabel, logX, logY, false, HEIGHT + LEGEND_LINE * legendLines,
+                all.toArray(Series[]::new));
         for (Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
         for (Series point : points) {
             XYSeries added = chart.getSeriesMap().get(point.name());
@@ -314,12 +320,16 @@ public final class Charts {
             added.setMarker(SeriesMarkers.CIRCLE);
         }
         chart.getStyler().setMarkerSize(9);
-        // many series: the legend goes beside the plot, one per line, rather than off the bottom edge
-        if (all.size() > 4) chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
         return chart;
     }
 
     static XYChart xyChart(String title, String xLabel, String yLabel, boolean logX, boolean logY, boolean pointsOnly, Series... s) {
+        return xyChart(title, xLabel, yLabel, logX, logY, pointsOnly, HEIGHT, s);
+    }
+
+    static XYChart xyChart(String title, String xLabel, String yLabel, boolean logX, boolean logY, boolean pointsOnly,
+                           int height, Series... s) {
         text("title", title);
         text("xLabel", xLabel);
         text("yLabel", yLabel);
@@ -332,7 +342,7 @@ public final class Charts {
             if (logX) positiveOnLog(one.name(), "x", one.x());
             if (logY) positiveOnLog(one.name(), "y", one.y());
         }
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(TITLE_PLACEHOLDER)
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(height).title(TITLE_PLACEHOLDER)
                 .xAxisTitle(axisTitle(xLabel, logX)).yAxisTitle(axisTitle(yLabel, logY)).build();
         AxesChartStyler st = chart.getStyler();
         style(st);
@@ -367,9 +377,98 @@ public final class Charts {
         }
     }
 
-    static BufferedImage render(Chart<?, ?> chart) {
+    static DrawnChart render(Chart<?, ?> chart) {
         RunGuard.check("drawing a chart");
-        return BitmapEncoder.getBufferedImage(chart);
+        // In the notebook, the chart's record goes into the page's metadata beside the PNG.
+        Show.register(DrawnChart.class, "image/png", Show::png, DrawnChart.METADATA_KEY, DrawnChart::record);
+        BufferedImage image = BitmapEncoder.getBufferedImage(chart);
+        // Category labels wider than their slot overlap: turn them until they fit (drawn again, then checked).
+        if (chart instanceof CategoryChart category) {
+            for (int degrees : new int[] {45, 90}) {
+                if (!labelsOverlap(category)) break;
+                if (category.getStyler().getXAxisLabelRotation() >= degrees) continue;
+                category.getStyler().setXAxisLabelRotation(degrees);
+                image = BitmapEncoder.getBufferedImage(chart);
+            }
+        }
+        List<String> clipped = new ArrayList<>();
+        Rectangle2D legend = partBounds(chart, "legend");
+        if (chart.getStyler().isLegendVisible() && legend != null && chart.getSeriesMap().size() > 1
+                && (legend.getMinX() < 0 || legend.getMinY() < 0 || legend.getMaxX() > image.getWidth() + 1
+                    || legend.getMaxY() > image.getHeight() + 1)) {
+            clipped.add("legend");
+        }
+        if (chart instanceof CategoryChart category && labelsOverlap(category)) clipped.add("x-axis labels overlap");
+        return new DrawnChart(image, titleOf(chart), drawnSeries(chart), clipped);
+    }
+
+    /** Each declared series with its count of finite points (on a log axis, points > 0): what the chart shows of it. */
+    static List<DrawnChart.Drawn> drawnSeries(Chart<?, ?> chart) {
+        List<DrawnChart.Drawn> drawn = new ArrayList<>();
+        boolean logY = chart.getStyler() instanceof AxesChartStyler a && a.isYAxisLogarithmic();
+        boolean logX = chart.getStyler() instanceof AxesChartStyler a && a.isXAxisLogarithmic();
+        for (var e : chart.getSeriesMap().entrySet()) {
+            int points = 0;
+            if (e.getValue() instanceof XYSeries xy) {
+                double[] x = xy.getXData();
+                double[] y = xy.getYData();
+                for (int i = 0; i < y.length; i++) {
+                    if (Double.isFinite(x[i]) && Double.isFinite(y[i]) && (!logX || x[i] > 0) && (!logY || y[i] > 0)) points++;
+                }
+            } else if (e.getValue() instanceof CategorySeries c) {
+                for (Number n : c.getYData()) {
+                    if (n != null && Double.isFinite(n.doubleValue()) && (!logY || n.doubleValue() > 0)) points++;
+                }
+            }
+            drawn.add(new DrawnChart.Drawn(e.getKey(), points));
+        }
+        return drawn;
+    }
+
+    private static String titleOf(Chart<?, ?> chart) {
+        Object annotations = field(chart, "annotations");
+        if (annotations instanceof List<?> list) {
+            for (Object a : list) if (a instanceof TitleBlock t) return String.join(" ", t.layout.lines());
+        }
+        return chart.getTitle();
+    }
+
+    // True when the widest category label (as turned) is wider than the room each category has on the x axis.
+    private static boolean labelsOverlap(CategoryChart chart) {
+        Rectangle2D plot = partBounds(chart, "plot");
+        int categories = 0;
+        double widest = 0;
+        Font font = chart.getStyler().getAxisTickLabelsFont();
+        FontMetrics fm = Measure.GRAPHICS.getFontMetrics(font);
+        for (CategorySeries series : chart.getSeriesMap().values()) {
+            int n = 0;
+            for (Object x : series.getXData()) {
+                n++;
+                widest = Math.max(widest, fm.stringWidth(String.valueOf(x)));
+            }
+            categories = Math.max(categories, n);
+        }
+        if (plot == null || categories == 0) return false;
+        double turn = Math.toRadians(chart.getStyler().getXAxisLabelRotation());
+        double footprint = widest * Math.cos(turn) + fm.getHeight() * Math.sin(turn);
+        return footprint > plot.getWidth() / categories;
+    }
+
+    // XChart keeps its parts' bounds (set while painting) in protected fields; read, never changed.
+    private static Rectangle2D partBounds(Chart<?, ?> chart, String part) {
+        Object p = field(chart, part);
+        if (p instanceof org.knowm.xchart.internal.chartpart.ChartPart cp) return cp.getBounds();
+        return null;
+    }
+
+    private static Object field(Chart<?, ?> chart, String name) {
+        try {
+            var f = Chart.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return f.get(chart);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     // ---- titles ---------------------------------------------------------------------------------------------
@@ -698,7 +797,7 @@ public final class Charts {
         if (logY) st.setYAxisMin(Math.pow(10, Math.floor(Math.log10(range[0]))));
         st.setDecimalPattern(pattern(range[0]));
         int chars = labels.stream().mapToInt(String::length).sum();
-        if (chars > 70) st.setXAxisLabelRotation(20);
+        if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap
     }
 
     private static void style(AxesChartStyler st) {

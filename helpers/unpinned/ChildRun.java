@@ -317,8 +317,7 @@ public final class ChildRun implements AutoCloseable {
                 }
                 String shown = progressOf.apply(line);
                 if (shown != null && shown.endsWith("\n")) {
-                    progress.show(label + " · " + shown.strip()); // a finished step: its line stays
-                    progress.end();
+                    progress.keep(label + " · " + shown.strip()); // a finished step: its line stays
                 } else if (shown != null) {
                     progress.show(label + " · " + shown);
                 } else if (SHOWN.matcher(line).matches()) {
@@ -338,19 +337,18 @@ public final class ChildRun implements AutoCloseable {
     }
 
     /** One line that updates in place (carriage return), as Jupyter and terminals both show it. */
+    // One updating line (Show.Live: in the notebook it leaves nothing on the saved page), and lines that stay.
     static final class Progress {
         private final PrintStream out;
-        private int width;
+        private final Show.Live live;
 
         Progress(PrintStream out) {
             this.out = out;
+            this.live = new Show.Live(out);
         }
 
         synchronized void show(String text) {
-            String padded = width > text.length() ? text + " ".repeat(width - text.length()) : text;
-            out.print("\r" + padded);
-            out.flush();
-            width = text.length();
+            live.show(text);
         }
 
         /** A line of its own, kept: ends the progress line first. */
@@ -359,11 +357,12 @@ public final class ChildRun implements AutoCloseable {
             out.println(line);
         }
 
+        synchronized void keep(String text) {
+            live.keep(text);
+        }
+
         synchronized void end() {
-            if (width > 0) {
-                out.println();
-                width = 0;
-            }
+            live.close();
         }
     }
 

@@ -33,21 +33,33 @@ public final class Code {
                     + columns.length + " strings");
         }
         List<String> lines = read(file);
-        StringBuilder html = new StringBuilder("<table style=\"border-collapse:collapse\"><tr>");
+        // Columns as flex boxes, not table cells: JupyterLab right-aligns and wraps the cells of output tables,
+        // which turns code into unreadable ragged text. Each <pre> keeps its own lines and scrolls if too wide.
+        StringBuilder html = new StringBuilder("<div class=\"unpinned-code\" style=\"display:flex;gap:16px;"
+                + "align-items:flex-start;text-align:left\">");
         for (int i = 0; i < columns.length; i += 2) {
-            html.append("<th style=\"text-align:left;padding:4px 8px\">").append(escape(columns[i])).append("</th>");
-        }
-        html.append("</tr><tr>");
-        for (int i = 1; i < columns.length; i += 2) {
             List<String> shown = new java.util.ArrayList<>();
-            for (String signature : columns[i].split(" \\| ")) {
+            for (String signature : columns[i + 1].split(" \\| ")) {
                 if (!shown.isEmpty()) shown.add("");
                 shown.addAll(extract(lines, signature, file));
             }
-            html.append("<td style=\"vertical-align:top;padding:4px 8px\"><pre style=\"font-size:85%;margin:0\">")
-                    .append(escape(String.join("\n", shown))).append("</pre></td>");
+            html.append("<div style=\"flex:1 1 0;min-width:0;text-align:left\"><div style=\"font-weight:bold;"
+                            + "padding:4px 0\">").append(escape(columns[i])).append("</div>")
+                    .append("<pre style=\"text-align:left;white-space:pre;overflow-x:auto;font-size:85%;margin:0;"
+                            + "padding:6px;background:#f7f7f7\">")
+                    .append(escape(String.join("\n", shown))).append("</pre></div>");
         }
-        return html.append("</tr></table><p><small>from ").append(escape(file)).append("</small></p>").toString();
+        return html.append("</div><p><small>from ").append(escape(file)).append("</small></p>").toString();
+    }
+
+    /** Shows {@link #method} in the notebook (Markdown), leaving no value behind. */
+    public static void show(String file, String signature) {
+        Show.markdown(method(file, signature));
+    }
+
+    /** Shows {@link #sideBySide} in the notebook (HTML), leaving no value behind. */
+    public static void showSideBySide(String file, String... columns) {
+        Show.html(sideBySide(file, columns));
     }
 
     /** Lines of code in the declarations {@code signatures} of {@code file}: neither blank nor comments. */

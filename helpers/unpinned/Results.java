@@ -197,4 +197,13 @@ public final class Results {
                     + (experiment == null ? "null" : "'" + experiment + "'"));
         }
     }
+
+    /**
+     * {@link #save} for a notebook cell: one line naming the experiment and file (not the folder's path, which may be
+     * a temporary one) and no value left behind for the page to print.
+     */
+    public static void keep(String experiment, Object data) {
+        Path saved = save(experiment, data);
+        System.out.println("saved as " + experiment + "/" + saved.getFileName() + " in the results folder");
+    }
 }

@@ -29,6 +29,11 @@ import tech.tablesaw.columns.Column;
 public final class Tables {
     /** Rows shown by {@link #html(Table)}; longer tables end with a "… N more rows" line. */
     public static final int MAX_HTML_ROWS = 200;
+    /**
+     * Columns a table shows at once: more do not fit a notebook page beside the code (JupyterLab cuts them off).
+     * A wider table shows these first ones, or the ones the cell names, and keeps every column in a details view.
+     */
+    public static final int MAX_VISIBLE_COLUMNS = 8;
 
     private Tables() {}
 
@@ -223,27 +228,67 @@ public final class Tables {
         return html(t, MAX_HTML_ROWS);
     }
 
+    /** Shows the table in the notebook ({@link #html(Table)}), leaving no value behind. */
+    public static void show(Table t) {
+        Show.html(html(t));
+    }
+
+    /**
+     * Shows the table with {@code shown} columns in view (header or record component names, at most
+     * {@link #MAX_VISIBLE_COLUMNS}) and every column in a details view below them.
+     */
+    public static void show(Table t, String... shown) {
+        Show.html(html(t, MAX_HTML_ROWS, shown));
+    }
+
     /**
      * The table as an HTML {@code <table>} with its name as caption, at most {@code maxRows} rows.
      * Numbers are right-aligned and formatted by {@link #number}; no cell wraps ({@code white-space:
-     * nowrap}), so "platform-pool-50" stays one word. Headers may wrap.
+     * nowrap}), so "platform-pool-50" stays one word. Headers may wrap. A table wider than
+     * {@link #MAX_VISIBLE_COLUMNS} shows its first columns and keeps all of them in a details view.
      */
     public static String html(Table t, int maxRows) {
+        return html(t, maxRows, new String[0]);
+    }
+
+    static String html(Table t, int maxRows, String... shown) {
         RunGuard.check("showing a table");
         if (t == null) throw new IllegalArgumentException("table must not be null");
         if (maxRows < 0) throw new IllegalArgumentException("maxRows must be >= 0, got " + maxRows);
+        List<Column<?>> all = new ArrayList<>(t.columns());
+        if (shown.length == 0 && all.size() <= MAX_VISIBLE_COLUMNS) return table(t.name(), all, t.rowCount(), maxRows);
+        List<Column<?>> visible = new ArrayList<>();
+        if (shown.length == 0) {
+            visible.addAll(all.subList(0, MAX_VISIBLE_COLUMNS));
+        } else {
+            if (shown.length > MAX_VISIBLE_COLUMNS) {
+                throw new IllegalArgumentException("at most " + MAX_VISIBLE_COLUMNS + " columns fit in view, got " + shown.length);
+            }
+            for (String name : shown) {
+                visible.add(all.stream().filter(c -> c.name().equals(name) || c.name().equals(header(name))).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException("no column '" + name + "' in table '" + t.name()
+                                + "'; it has " + all.stream().map(Column::name).toList())));
+            }
+        }
+        if (visible.size() == all.size()) return table(t.name(), all, t.rowCount(), maxRows);
+        return table(t.name(), visible, t.rowCount(), maxRows)
+                + "<details><summary>All " + all.size() + " columns</summary>\n<div style=\"overflow-x:auto\">\n"
+                + table(null, all, t.rowCount(), maxRows) + "</div></details>\n";
+    }
+
+    private static String table(String name, List<Column<?>> columns, int rows, int maxRows) {
         StringBuilder sb = new StringBuilder("<table class=\"unpinned\">\n");
-        if (t.name() != null && !t.name().isBlank()) sb.append("<caption>").append(escape(t.name())).append("</caption>\n");
+        if (name != null && !name.isBlank()) sb.append("<caption>").append(escape(name)).append("</caption>\n");
         sb.append("<thead><tr>");
-        for (Column<?> c : t.columns()) {
+        for (Column<?> c : columns) {
             sb.append(c instanceof NumericColumn<?> ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left;white-space:nowrap\">")
                     .append(escape(c.name())).append("</th>");
         }
         sb.append("</tr></thead>\n<tbody>\n");
-        int shown = Math.min(maxRows, t.rowCount());
+        int shown = Math.min(maxRows, rows);
         for (int r = 0; r < shown; r++) {
             sb.append("<tr>");
-            for (Column<?> c : t.columns()) {
+            for (Column<?> c : columns) {
                 if (c instanceof NumericColumn<?> n) {
                     sb.append("<td style=\"text-align:right;white-space:nowrap\">")
                             .append(n.isMissing(r) ? "n/a" : escape(number(n.getDouble(r))));
@@ -256,7 +301,7 @@ public final class Tables {
             sb.append("</tr>\n");
         }
         sb.append("</tbody>\n</table>\n");
-        if (t.rowCount() > shown) sb.append("<p>… ").append(t.rowCount() - shown).append(" more rows</p>\n");
+        if (rows > shown) sb.append("<p>… ").append(rows - shown).append(" more rows</p>\n");
         return sb.toString();
     }
 

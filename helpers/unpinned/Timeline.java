@@ -535,7 +535,7 @@ public final class Timeline {
     // ---- the chart ----------------------------------------------------------------------------------------------
 
     /** {@link #gantt(String, List, Function)} coloured by {@link Segment#kind()}. */
-    public static BufferedImage gantt(String title, List<Segment> segments) {
+    public static DrawnChart gantt(String title, List<Segment> segments) {
         return gantt(title, segments, Segment::kind);
     }
 
@@ -546,7 +546,7 @@ public final class Timeline {
      * in a number, as thread names do); at most {@link #MAX_COLOURS} colours. A segment shorter than a
      * pixel is drawn one pixel wide, so thousands of short ones stay visible (as a solid run when back to back).
      */
-    public static BufferedImage gantt(String title, List<Segment> segments, Function<? super Segment, String> colourBy) {
+    public static DrawnChart gantt(String title, List<Segment> segments, Function<? super Segment, String> colourBy) {
         return Charts.render(ganttChart(title, segments, colourBy));
     }
 

@@ -1,0 +1,32 @@
+package unpinned;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class MeaningTest {
+    @Test
+    void aComparisonSaysWhoIsAheadAndByHowMuchFromTheNumbers() {
+        var o = Meaning.compare("throughput", "virtual threads", 1040, "the pool", 1000, "req/s", 0.05,
+                Meaning.Relation.MORE, null);
+        assertEquals("SAME", o.values().get("relation"));
+        assertFalse(o.met());
+        assertTrue(o.text().contains("1.04 x") && o.text().contains("the same within 5 %"), o.text());
+        assertTrue(o.text().contains(Meaning.NOT_EXPECTED) && o.text().contains("likely cause"), o.text());
+        var ahead = Meaning.compare("throughput", "a", 150, "b", 100, "req/s", 0.05, Meaning.Relation.MORE, null);
+        assertTrue(ahead.met() && ahead.text().contains("a ahead by 50 %"), ahead.text());
+        var behind = Meaning.compare("throughput", "a", 70, "b", 100, "req/s", 0.05, null, null);
+        assertTrue(behind.met() && behind.text().contains("b ahead by 43 %"), behind.text());
+    }
+
+    @Test
+    void aShareOfABoundSaysWhenItFallsShort() {
+        var o = Meaning.share("both servers", 440, "their bound", 1000, "req/s", 0.9, "a busy neighbour");
+        assertFalse(o.met());
+        assertTrue(o.text().contains("0.44 of their bound") && o.text().contains("likely cause: a busy neighbour"), o.text());
+        assertTrue(Meaning.share("x", 990, "Little's law", 1000, "req/s", 0.9, null).met());
+        BoundsTest.assertMessage("x must be a finite number", () -> Meaning.share("x", Double.NaN, "b", 1, "u", 0.9, null));
+    }
+}

@@ -1,0 +1,212 @@
+"""The page a learner reads, checked: what every executed notebook shows (saved by the headless run, or seen on the
+kernel's wire by the browser run). Charts have data in every series they declare and nothing clipped; tables count
+what happened (no column of work done that is all zeros) and fit the page; no error outputs, bare display ids,
+temporary paths or progress floods; every generated outcome sentence agrees with the numbers it was written from.
+
+Totals go to one `page:` line in the test summary (conftest), failures too, so a run shows how much was checked."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+CHART_KEY = "unpinned/chart"        # DrawnChart.METADATA_KEY
+OUTCOME_KEY = "unpinned/outcome"    # Meaning.METADATA_KEY
+NOT_EXPECTED = "Not what the chapter expects"  # Meaning.NOT_EXPECTED
+MAX_VISIBLE_COLUMNS = 8             # Tables.MAX_VISIBLE_COLUMNS
+# Columns that count work an experiment did: all zeros there means the table was filled before the work ran.
+WORK_COLUMNS = re.compile(r"^(produced|consumed|completed|requests|orders|tasks|ended|started|served|rows)\b", re.I)
+UUID = re.compile(r"^\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*$")
+TEMP_PATH = re.compile(r"(/tmp/|/var/folders/|pytest-of-|/private/var/)\S*")
+PROGRESS = re.compile(r"(warm-up|measuring|running|starting)\s+\d+(\.\d+)?/\d+(\.\d+)? ?s\b")
+MAX_PROGRESS_LINES = 3              # per cell: a few finished steps may stay, a flood may not
+
+
+@dataclass
+class PageCount:
+    charts: int = 0
+    tables: int = 0
+    outcomes: int = 0
+    failures: list = field(default_factory=list)
+
+    def add(self, other: "PageCount") -> None:
+        self.charts += other.charts
+        self.tables += other.tables
+        self.outcomes += other.outcomes
+        self.failures += other.failures
+
+
+TOTAL = PageCount()
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else (value or "")
+
+
+class _Tables(HTMLParser):
+    """Each <table> in an HTML output: its header cells, rows of cell texts, and whether it sits in a <details>."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self._stack, self._details, self._cell = [], [], 0, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "details":
+            self._details += 1
+        elif tag == "table":
+            self._stack.append({"headers": [], "rows": [], "in_details": self._details > 0})
+        elif tag == "tr" and self._stack:
+            self._stack[-1]["rows"].append([])
+        elif tag in ("td", "th") and self._stack:
+            self._cell = (tag, [])
+
+    def handle_endtag(self, tag):
+        if tag == "details":
+            self._details -= 1
+        elif tag == "table" and self._stack:
+            t = self._stack.pop()
+            t["rows"] = [r for r in t["rows"] if r]
+            self.tables.append(t)
+        elif tag in ("td", "th") and self._cell and self._stack:
+            kind, parts = self._cell
+            text = "".join(parts).strip()
+            if kind == "th":
+                self._stack[-1]["headers"].append(text)
+            else:
+                self._stack[-1]["rows"][-1].append(text)
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell:
+            self._cell[1].append(data)
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return None
+
+
+def check_table(where: str, table: dict) -> list[str]:
+    problems = []
+    headers, rows = table["headers"], table["rows"]
+    if not table["in_details"] and len(headers) > MAX_VISIBLE_COLUMNS:
+        problems.append(f"{where}: a table shows {len(headers)} columns at once (at most {MAX_VISIBLE_COLUMNS} fit; "
+                        "show the rest in a details view: Tables.show)")
+    if not rows:
+        return problems
+    numeric = {}
+    for c, h in enumerate(headers):
+        values = [_number(r[c]) for r in rows if c < len(r)]
+        if values and all(v is not None for v in values):
+            numeric[h] = values
+    zero = [h for h, v in numeric.items() if all(x == 0 for x in v)]
+    if numeric and len(zero) == len(numeric) and len(numeric) > 1:
+        problems.append(f"{where}: every number in the table is 0 ({', '.join(zero)}): it counted nothing")
+    for h in zero:
+        if WORK_COLUMNS.match(h):
+            problems.append(f"{where}: column '{h}' counts work done but is 0 in every row")
+    return problems
+
+
+def check_outcome(where: str, record: dict, text: str) -> list[str]:
+    """Recomputes an outcome sentence's verdict from its numbers (as Meaning wrote them) and reads the sentence."""
+    problems = []
+    ratio = record.get("ratio")
+    kind = record.get("kind")
+    if kind == "compare":
+        a, b, tie = record["a"], record["b"], record["tie"]
+        if not (isinstance(a, (int, float)) and isinstance(b, (int, float)) and b):
+            return [f"{where}: outcome without numbers: {record}"]
+        ratio_now = a / b
+        relation = "MORE" if ratio_now > 1 + tie else "LESS" if ratio_now < 1 / (1 + tie) else "SAME"
+        if relation != record.get("relation"):
+            problems.append(f"{where}: the sentence says {record.get('relation')} but its numbers say {relation}")
+        met = record.get("expected") in (None, relation)
+    elif kind == "share":
+        measured, bound = record["measured"], record["bound"]
+        ratio_now = measured / bound
+        floor = record.get("expectAtLeast")
+        met = floor is None or ratio_now >= floor
+    else:
+        return [f"{where}: an outcome of unknown kind {kind!r}"]
+    if not math.isclose(ratio_now, ratio, rel_tol=1e-9):
+        problems.append(f"{where}: ratio {ratio} is not {ratio_now} from its own numbers")
+    if f"{ratio_now:.2f}" not in text:
+        problems.append(f"{where}: the sentence does not state its ratio {ratio_now:.2f}: {text[:200]}")
+    if met != record.get("met"):
+        problems.append(f"{where}: the sentence says met={record.get('met')} but its numbers say {met}")
+    if not met and NOT_EXPECTED not in text:
+        problems.append(f"{where}: the run disagrees with the chapter but the sentence does not say so: {text[:200]}")
+    return problems
+
+
+def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = False) -> PageCount:
+    """One cell's outputs, as nbformat stores them."""
+    count = PageCount()
+    fail = count.failures.append
+    progress = 0
+    for out in outputs:
+        kind = out.get("output_type")
+        if kind == "error":
+            if not demonstrates_error:
+                fail(f"{where}: error output {out.get('ename')}: {str(out.get('evalue'))[:200]}")
+            if len(out.get("traceback") or []) > 3:
+                fail(f"{where}: an error shown as a {len(out['traceback'])}-line trace, not one line")
+            continue
+        if kind == "stream":
+            text = _text(out.get("text"))
+            if "\r" in text:
+                fail(f"{where}: a progress line saved with carriage returns: {text[:120]!r}")
+            progress += sum(1 for line in text.splitlines() if PROGRESS.search(line))
+            texts = [text]
+        else:
+            data, meta = out.get("data") or {}, out.get("metadata") or {}
+            texts = [_text(data.get(m)) for m in ("text/plain", "text/html", "text/markdown")]
+            if kind == "execute_result" and UUID.match(_text(data.get("text/plain"))) and len(data) == 1:
+                fail(f"{where}: a bare display id is the cell's result: {_text(data['text/plain']).strip()}")
+            if "image/png" in data:
+                count.charts += 1
+                chart = meta.get(CHART_KEY)
+                if not chart:
+                    fail(f"{where}: an image drawn outside the chart helpers (no record of what it shows)")
+                else:
+                    empty = [s["name"] for s in chart.get("series", []) if s.get("points", 0) == 0]
+                    if not chart.get("series"):
+                        fail(f"{where}: chart '{chart.get('title')}' declares no series")
+                    if empty:
+                        fail(f"{where}: chart '{chart.get('title')}' draws nothing for {empty}")
+                    if chart.get("clipped"):
+                        fail(f"{where}: chart '{chart.get('title')}' cuts off {chart['clipped']}")
+            html = _text(data.get("text/html"))
+            if "<table" in html:
+                parser = _Tables()
+                parser.feed(html)
+                for t in parser.tables:
+                    if not t["in_details"]:
+                        count.tables += 1
+                    for p in check_table(where, t):
+                        fail(p)
+            if OUTCOME_KEY in meta:
+                count.outcomes += 1
+                for p in check_outcome(where, meta[OUTCOME_KEY], _text(data.get("text/markdown"))):
+                    fail(p)
+        for text in texts:
+            m = TEMP_PATH.search(text)
+            if m:
+                fail(f"{where}: a temporary path on the page: {m.group(0)[:120]}")
+    if progress > MAX_PROGRESS_LINES:
+        fail(f"{where}: {progress} progress lines kept on the page (a live line should replace itself)")
+    return count
+
+
+def check_notebook(name: str, nb: dict) -> PageCount:
+    count = PageCount()
+    for i, cell in enumerate(nb["cells"]):
+        if cell.get("cell_type") != "code":
+            continue
+        tags = (cell.get("metadata") or {}).get("tags", [])
+        count.add(check_outputs(f"{name} cell {i} ({cell.get('id')})", cell.get("outputs", []), "raises" in tags))
+    return count
