@@ -313,6 +313,26 @@ class CellRun:
     errors: list = field(default_factory=list)
     stderr: str = ""
     mimes: set = field(default_factory=set)
+    outputs: list = field(default_factory=list)  # as nbformat would save them, display updates applied
+
+    def add(self, kind: str, content: dict) -> None:
+        """Keeps what the page received as saved outputs: streams as streams, displays with their data and metadata,
+        an update_display_data replacing the output of the same display id (as JupyterLab and nbclient do)."""
+        if kind == "stream":
+            self.outputs.append({"output_type": "stream", "name": content.get("name"), "text": content.get("text", "")})
+        elif kind == "error":
+            self.outputs.append({"output_type": "error", "ename": content.get("ename"),
+                                 "evalue": content.get("evalue"), "traceback": content.get("traceback", [])})
+        else:
+            display_id = (content.get("transient") or {}).get("display_id")
+            out = {"output_type": "execute_result" if kind == "execute_result" else "display_data",
+                   "data": content.get("data") or {}, "metadata": content.get("metadata") or {}, "_id": display_id}
+            if kind == "update_display_data":
+                for i, old in enumerate(self.outputs):
+                    if display_id and old.get("_id") == display_id:
+                        self.outputs[i] = {**out, "output_type": old["output_type"]}
+            else:
+                self.outputs.append(out)
 
 
 class KernelWire:
@@ -380,10 +400,14 @@ class KernelWire:
             run.done, run.status = True, content.get("status", "")
         elif kind == "error":
             run.errors.append(f"{content.get('ename')}: {content.get('evalue')}")
-        elif kind == "stream" and content.get("name") == "stderr":
-            run.stderr += content.get("text", "")
+            run.add(kind, content)
+        elif kind == "stream":
+            if content.get("name") == "stderr":
+                run.stderr += content.get("text", "")
+            run.add(kind, content)
         elif kind in ("display_data", "execute_result", "update_display_data"):
             run.mimes.update((content.get("data") or {}).keys())
+            run.add(kind, content)
 
     def run_of(self, index: int) -> CellRun | None:
         return self.cells.get(self.cell_ids[index])
@@ -405,6 +429,17 @@ CELLS_JS = """() => {
       text: outs.map(o => o.textContent).join('\\n').slice(0, 2000),
       images: c.querySelectorAll('.jp-OutputArea-output img').length,
       tables: c.querySelectorAll('.jp-OutputArea-output table').length,
+      // a table in view wider than the output area is cut off; code shown side by side must read as code
+      wideTables: Array.from(c.querySelectorAll('.jp-OutputArea-output table')).filter(t => {
+        if (t.closest('details')) return false;
+        const area = t.closest('.jp-OutputArea-output');
+        return t.getBoundingClientRect().right > area.getBoundingClientRect().right + 1;
+      }).map(t => (t.querySelector('caption')?.textContent || 'a table') + ': ' + Math.round(t.getBoundingClientRect().width)
+        + ' px in ' + Math.round(t.closest('.jp-OutputArea-output').getBoundingClientRect().width) + ' px'),
+      raggedCode: Array.from(c.querySelectorAll('.jp-OutputArea-output pre')).filter(p => {
+        const s = getComputedStyle(p);
+        return p.closest('.unpinned-code') && (s.textAlign !== 'left' || !s.whiteSpace.startsWith('pre'));
+      }).length,
     };
   });
 }"""

@@ -20,6 +20,7 @@ WORK_COLUMNS = re.compile(r"^(produced|consumed|completed|requests|orders|tasks|
 UUID = re.compile(r"^\s*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\s*$")
 TEMP_PATH = re.compile(r"(/tmp/|/var/folders/|pytest-of-|/private/var/)\S*")
 PROGRESS = re.compile(r"(warm-up|measuring|running|starting)\s+\d+(\.\d+)?/\d+(\.\d+)? ?s\b")
+STDERR_NOISE = re.compile(r"Exception|Error|deprecated|WARNING")
 MAX_PROGRESS_LINES = 3              # per cell: a few finished steps may stay, a flood may not
 
 
@@ -128,8 +129,8 @@ def check_outcome(where: str, record: dict, text: str) -> list[str]:
     elif kind == "share":
         measured, bound = record["measured"], record["bound"]
         ratio_now = measured / bound
-        floor = record.get("expectAtLeast")
-        met = floor is None or ratio_now >= floor
+        floor, ceiling = record.get("expectAtLeast"), record.get("expectAtMost")
+        met = (floor is None or ratio_now >= floor) and (ceiling is None or ratio_now <= ceiling)
     else:
         return [f"{where}: an outcome of unknown kind {kind!r}"]
     if not math.isclose(ratio_now, ratio, rel_tol=1e-9):
@@ -148,6 +149,7 @@ def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = Fa
     count = PageCount()
     fail = count.failures.append
     progress = 0
+    carriage_return = False
     for out in outputs:
         kind = out.get("output_type")
         if kind == "error":
@@ -158,9 +160,12 @@ def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = Fa
             continue
         if kind == "stream":
             text = _text(out.get("text"))
-            if "\r" in text:
+            if "\r" in text and not carriage_return:
+                carriage_return = True
                 fail(f"{where}: a progress line saved with carriage returns: {text[:120]!r}")
             progress += sum(1 for line in text.splitlines() if PROGRESS.search(line))
+            if out.get("name") == "stderr" and STDERR_NOISE.search(text) and not demonstrates_error:
+                fail(f"{where}: on stderr: {text.strip()[:160]!r}")
             texts = [text]
         else:
             data, meta = out.get("data") or {}, out.get("metadata") or {}

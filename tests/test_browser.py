@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import browser_lab as bl
+import page as page_check
 from conftest import HOME, report
 
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -185,6 +186,18 @@ def test_run_all_in_jupyterlab(path, lab, page):
         images = sum(dom[i]["images"] for i in code)
         if images < len(charts):
             problems.append(f"{images} images for {len(charts)} cells tagged 'chart'")
+        # The page test on what JupyterLab received and drew (page.py): the same checks as the headless run's saved
+        # notebooks, plus what only a browser sees: tables cut off at the page's edge, code that lost its layout.
+        checked = page_check.PageCount()
+        for i in code:
+            tags = nb["cells"][i].get("metadata", {}).get("tags", [])
+            checked.add(page_check.check_outputs(f"{name} cell {i} (browser)", wire.run_of(i).outputs, "raises" in tags))
+            for wide in dom[i]["wideTables"]:
+                checked.failures.append(f"{name} cell {i} (browser): a table is cut off at the page's edge: {wide}")
+            if dom[i]["raggedCode"]:
+                checked.failures.append(f"{name} cell {i} (browser): code side by side is not left-aligned and unwrapped")
+        page_check.TOTAL.add(checked)
+        problems += checked.failures
         shot = _shoot(page, name.removesuffix(".ipynb"))
         assert not problems, f"{name} in JupyterLab (screenshot {shot}):\n" + "\n".join(problems)
         report(f"browser: {name} ran in {seconds:.0f} s, {images} charts")

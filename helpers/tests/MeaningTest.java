@@ -29,4 +29,12 @@ class MeaningTest {
         assertTrue(Meaning.share("x", 990, "Little's law", 1000, "req/s", 0.9, null).met());
         BoundsTest.assertMessage("x must be a finite number", () -> Meaning.share("x", Double.NaN, "b", 1, "u", 0.9, null));
     }
+
+    @Test
+    void aTimeAgainstItsFloorSaysWhenItTookTooLong() {
+        var o = Meaning.times("1,000 orders on one thread", 583, "one order's two steps", 110, "ms", 2, null);
+        assertFalse(o.met());
+        assertTrue(o.text().contains("5.30 x one order's two steps (583 vs 110 ms)"), o.text());
+        assertTrue(Meaning.times("x", 116, "y", 110, "ms", 2, null).met());
+    }
 }

@@ -41,7 +41,10 @@ class ProcessStatsTest {
         var row = OrderSweep.row("virtual", 1_000, 200, 2, busy);
         assertEquals((2 - 0.6) / 80e-6, row.cpuBoundThroughput(), 1e-6);
         assertEquals(0.6, row.otherCpuCores(), 1e-9);
-        assertTrue(row.toString().contains("with 0.60 cores busy elsewhere"), row.toString());
+        assertTrue(row.toString().contains("(0.60 cores busy elsewhere)"), row.toString());
+        // the CPU figure of the same window is utilisation: 0.4 cores of ours in the 1.4 left free
+        assertEquals(0.4 / 1.4, row.cpuUtilisation(), 1e-9);
+        assertTrue(row.likelyCause().contains("other processes kept 0.6 of the 2 cores busy"), row.likelyCause());
     }
 
     @Test

@@ -380,7 +380,8 @@ public final class Charts {
     static DrawnChart render(Chart<?, ?> chart) {
         RunGuard.check("drawing a chart");
         // In the notebook, the chart's record goes into the page's metadata beside the PNG.
-        Show.register(DrawnChart.class, "image/png", Show::png, DrawnChart.METADATA_KEY, DrawnChart::record);
+        Show.register(DrawnChart.class, "image/png", Show::png, c -> "chart: " + c.title(), DrawnChart.METADATA_KEY,
+                DrawnChart::record);
         BufferedImage image = BitmapEncoder.getBufferedImage(chart);
         // Category labels wider than their slot overlap: turn them until they fit (drawn again, then checked).
         if (chart instanceof CategoryChart category) {

@@ -54,8 +54,8 @@ public final class Meaning {
         double ratio = va / vb;
         Relation relation = Relation.of(ratio, tie);
         String verdict = switch (relation) {
-            case MORE -> String.format(Locale.ROOT, "%s ahead by %.0f %%", a, (ratio - 1) * 100);
-            case LESS -> String.format(Locale.ROOT, "%s ahead by %.0f %%", b, (1 / ratio - 1) * 100);
+            case MORE -> a + " ahead by " + lead(ratio);
+            case LESS -> b + " ahead by " + lead(1 / ratio);
             case SAME -> String.format(Locale.ROOT, "the same within %.0f %%", tie * 100);
         };
         boolean met = expected == null || expected == relation;
@@ -95,6 +95,37 @@ public final class Meaning {
         values.put("ratio", share);
         values.put("expectAtLeast", Double.isNaN(expectAtLeast) ? null : expectAtLeast);
         return new Outcome("share", text, values, met);
+    }
+
+    /**
+     * A time against the least it can take: "1,000 orders on one thread took 1.05 x one order's two steps (116 vs
+     * 110 ms)". It meets the chapter's expectation when the ratio is at most {@code expectAtMost} (NaN: none).
+     */
+    public static Outcome times(String subject, double measured, String floorName, double floor, String unit,
+                                double expectAtMost, String cause) {
+        requireFinite(subject, measured);
+        requireFinite(floorName, floor);
+        if (floor == 0) throw new IllegalArgumentException(floorName + " must not be 0 to divide by");
+        double ratio = measured / floor;
+        boolean met = Double.isNaN(expectAtMost) || ratio <= expectAtMost;
+        String text = String.format(Locale.ROOT, "**This run:** %s took %s %s (%s vs %s %s).", subject,
+                ratioText(ratio), floorName, Tables.number(measured), Tables.number(floor), unit);
+        if (!met) {
+            text += String.format(Locale.ROOT, " %s (at most %.2f x); likely cause: %s.", NOT_EXPECTED, expectAtMost,
+                    cause(cause));
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("measured", measured);
+        values.put("bound", floor);
+        values.put("ratio", ratio);
+        values.put("expectAtMost", Double.isNaN(expectAtMost) ? null : expectAtMost);
+        return new Outcome("share", text, values, met);
+    }
+
+    // "4 %" for a small lead, "a factor of 21.7" for a large one
+    private static String lead(double ratio) {
+        return ratio < 2 ? String.format(Locale.ROOT, "%.0f %%", (ratio - 1) * 100)
+                : String.format(Locale.ROOT, "a factor of %.1f", ratio);
     }
 
     /** The ratio as the sentence prints it, two decimals: the page test finds it there. */

@@ -77,25 +77,60 @@ public final class OrderSweep {
         }
     }
 
-    /** One level of one implementation: what was measured and both bounds, as the notebook's table shows it. */
+    /**
+     * One level of one implementation: what was measured and both limits, as the notebook's table shows it. Little's
+     * law is a bound. The CPU limit ({@code cpuBoundThroughput}) is what this window's own CPU per order would allow at
+     * full CPU: the measurement equals it whenever the cores were saturated, by construction, so it is shown as
+     * {@code cpuUtilisation} (throughput / that limit: the share of the free cores the set-up kept busy), not as a bound.
+     */
     public record Row(String impl, int users, double throughput, double littleBoundThroughput, double cpuBoundThroughput,
                       double ratioToLowerBound, double meanMs, double p50Ms, double p99Ms, double maxMs, long errors,
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
                       double otherCpuCores, double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
-                      double publishedThroughput, double windowSeconds) {
+                      double publishedThroughput, double windowSeconds, double cpuUtilisation) {
         public double lowerBound() {
             return Math.min(littleBoundThroughput, cpuBoundThroughput);
         }
 
+        /** Server plus load generator (plus dependencies): the CPU one order cost the whole set-up, µs. */
+        public double totalCpuUsPerOrder() {
+            return serverCpuUsPerRequest + clientCpuUsPerRequest + (Double.isNaN(dependencyCpuUsPerRequest) ? 0
+                    : dependencyCpuUsPerRequest);
+        }
+
+        /**
+         * Why this level fell short of Little's law, from its own figures (for a "not what the chapter expects" line):
+         * other processes using the cores, or the cores saturated by the set-up itself; null when neither shows.
+         */
+        public String likelyCause() {
+            int cores = Runtime.getRuntime().availableProcessors();
+            if (otherCpuCores >= 0.2) {
+                return String.format(Locale.ROOT, "other processes kept %.1f of the %d cores busy during this window",
+                        otherCpuCores, cores);
+            }
+            if (cpuUtilisation >= 0.9) {
+                return String.format(Locale.ROOT, "the %d cores were saturated (CPU %.0f %% busy): orders/s = free cores /"
+                        + " CPU per order (%,.0f µs here)", cores, 100 * cpuUtilisation, totalCpuUsPerOrder());
+            }
+            return null;
+        }
+
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "%-8s %,6d users: %,8.0f orders/s = %.2f x the lower bound"
-                            + " (Little %,.0f, CPU %,.0f%s); mean %,.0f ms, p99 %,.0f ms, %d errors", impl, users,
-                    throughput, ratioToLowerBound, littleBoundThroughput, cpuBoundThroughput,
-                    otherCpuCores >= 0.05 ? String.format(Locale.ROOT, " with %.2f cores busy elsewhere", otherCpuCores) : "",
-                    meanMs, p99Ms, errors);
+            return String.format(Locale.ROOT, "%-8s %,6d users: %,8.0f orders/s = %.2f of Little's law (%,.0f);"
+                            + " CPU %.0f %% busy%s, %,.0f µs per order; mean %,.0f ms, p99 %,.0f ms, %d errors", impl,
+                    users, throughput, throughput / littleBoundThroughput, littleBoundThroughput, 100 * cpuUtilisation,
+                    otherCpuCores >= 0.05 ? String.format(Locale.ROOT, " (%.2f cores busy elsewhere)", otherCpuCores) : "",
+                    totalCpuUsPerOrder(), meanMs, p99Ms, errors);
         }
     }
+
+    /**
+     * The columns a notebook shows of a {@link Row} at once (the rest in its details view): throughput against the
+     * one true bound (Little's law), how busy the CPU was, what one order cost it, the tail, the errors.
+     */
+    public static final String[] SHOWN = {"impl", "users", "throughput", "littleBoundThroughput", "cpuUtilisation",
+        "serverCpuUsPerRequest", "p99Ms", "errors"};
 
     /** A user count a sweep accepts: 1..{@link #MAX_USERS}. */
     public static int requireUsers(int users) {
@@ -209,7 +244,7 @@ public final class OrderSweep {
         return new Row(impl, users, r.throughput(), little, cpu, r.throughput() / lower, r.meanMs(), r.p50Ms(),
                 r.p99Ms(), r.maxMs(), r.errors(), s.cpuUsPerRequest(), r.clientCpuUsPerRequest(),
                 m.others().isEmpty() ? Double.NaN : dependencies, elsewhere, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
-                published(impl, users, "throughput"), r.seconds());
+                published(impl, users, "throughput"), r.seconds(), Double.isNaN(cpu) ? Double.NaN : r.throughput() / cpu);
     }
 
     /**

@@ -206,4 +206,11 @@ public final class Results {
         Path saved = save(experiment, data);
         System.out.println("saved as " + experiment + "/" + saved.getFileName() + " in the results folder");
     }
+
+    /** Where results go, as a page may say it: "results/ in the course folder", or the variable that chose it. */
+    public static String where() {
+        Path dir = dir();
+        if (Course.findHome().map(h -> h.resolve("results").equals(dir)).orElse(false)) return "results/ in the course folder";
+        return "the folder " + DIR_ENV + " names";
+    }
 }

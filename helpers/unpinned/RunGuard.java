@@ -40,7 +40,7 @@ public final class RunGuard {
             return;
         }
         lastNanos = now;
-        throw new IllegalStateException("not " + action + ": the measurement '" + stopped + "' was interrupted or failed,"
+        throw new Refused("not " + action + ": the measurement '" + stopped + "' was interrupted or failed,"
                 + " so this cell would show the previous run's numbers as new; re-run the measurement above (or Run All)");
     }
 
@@ -60,5 +60,17 @@ public final class RunGuard {
     /** Forgets any stop (for tests). */
     static synchronized void reset() {
         stopped = null;
+    }
+
+    /** A refusal is one line on the page: what was refused and what to do, no stack trace under it. */
+    public static final class Refused extends IllegalStateException {
+        Refused(String message) {
+            super(message);
+        }
+
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this; // the refusal's place in the helpers says nothing to the learner
+        }
     }
 }

@@ -31,7 +31,7 @@ public final class Show {
     static Object kernel() {
         try {
             Class<?> statics = Class.forName(STATICS, true, Show.class.getClassLoader());
-            return statics.getMethod("getKernelInstance").invoke(null);
+            return statics.getMethod("kernel").invoke(null); // getKernelInstance() prints a deprecation warning
         } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
             return null;
         }
@@ -72,11 +72,12 @@ public final class Show {
     }
 
     /**
-     * Teaches the kernel to show objects of {@code type} as {@code mime} data ({@code data} makes the payload)
-     * with {@code metadata} under {@code key} in the output's metadata; once per type; nothing outside a kernel.
+     * Teaches the kernel to show objects of {@code type} as {@code mime} data ({@code data} makes the payload, and
+     * {@code describe} its text/plain stand-in) with {@code metadata} under {@code key} in the output's metadata;
+     * once per type; nothing outside a kernel.
      */
-    public static synchronized <T> void register(Class<T> type, String mime, Function<T, Object> data, String key,
-                                                 Function<T, Object> metadata) {
+    public static synchronized <T> void register(Class<T> type, String mime, Function<T, Object> data,
+                                                 Function<T, String> describe, String key, Function<T, Object> metadata) {
         if (!registered.add(type)) return;
         Object kernel = kernel();
         if (kernel == null) return;
@@ -92,6 +93,8 @@ public final class Show {
                 T value = type.cast(args[0]);
                 Object output = args[1].getClass().getMethod("getOutputContainer").invoke(args[1]);
                 output.getClass().getMethod("putData", String.class, Object.class).invoke(output, mime, data.apply(value));
+                // the text a page without images shows (instead of the object's toString)
+                output.getClass().getMethod("putData", String.class, Object.class).invoke(output, "text/plain", describe.apply(value));
                 output.getClass().getMethod("putMetaData", String.class, Object.class)
                         .invoke(output, key, metadata.apply(value));
                 return null;

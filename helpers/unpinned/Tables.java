@@ -149,7 +149,9 @@ public final class Tables {
             "rps", "throughput (req/s)",
             "cpus", "CPUs",
             "littleBoundThroughput", "Little's law bound (req/s)",
-            "otherCpuCores", "cores busy elsewhere");
+            "otherCpuCores", "cores busy elsewhere",
+            "cpuUtilisation", "CPU busy (share of free cores)",
+            "cpuBoundThroughput", "at full CPU (req/s)");
 
     // Unit words (lower case) anywhere in a name -> the unit shown in brackets.
     private static final Map<String, String> UNITS = Map.of(
