@@ -23,11 +23,15 @@ setup:    ## only set up (venv, JJava kernel, JBang, Maven artifacts); idempoten
 doctor:   ## print what was found (JDK, kernel, JBang, cores, profile) and what is missing
 	$(COURSE) doctor
 
+# FRESH, like PROFILE, goes through the environment and course.py decides: 1/yes/true run every chapter again,
+# 0/no/false/empty do not, anything else is refused in one line (a non-empty FRESH=0 must not mean yes).
+book slides: export UNPINNED_FRESH := $(FRESH)
+
 book:     ## the executed notebooks (from make test; FRESH=1 runs them again) as a static site: build/book/index.html
-	$(COURSE) book $(if $(FRESH),--fresh)
+	$(COURSE) book
 
 slides:   ## the executed notebooks as reveal.js slides that work offline: build/slides/index.html
-	$(COURSE) slides $(if $(FRESH),--fresh)
+	$(COURSE) slides
 
 clean:    ## remove everything set-up made in this checkout (keeps results/)
 	rm -rf .venv .course

@@ -48,9 +48,11 @@ import unpinned.Cli;
 import unpinned.HttpLoad;
 import unpinned.OrderSweep;
 import unpinned.Profile;
+import unpinned.Published;
 import unpinned.Results;
 import unpinned.ServerProcess;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -95,7 +97,8 @@ public class S09_OrderSweep {
                     Duration.ofMillis((long) (1000 * cli.doubleValue("--duration-s", defaults.measured().toMillis() / 1e3, 1, 3600))),
                     cli.intValue("--pool", 200, 1, 10_000));
             Results.checkDir();
-        } catch (IllegalArgumentException | IllegalStateException e) {
+            Published.check(OrderSweep.PUBLISHED); // compared with after measuring: a broken file is found now
+        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
             Cli.exit("S09", e.getMessage());
             return;
         }

@@ -52,6 +52,8 @@ import unpinned.Timeline.Segment;
 import unpinned.Timeline.Spawn;
 
 import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -205,11 +207,23 @@ public class S12_CarrierTimeline {
         Protocol.result(data);
         Path saved = Results.save("s12-carrier-timeline", data);
         String stem = saved.getFileName().toString().replaceFirst("\\.json$", "");
-        System.out.println("saved " + saved);
-        for (var png : List.of(Map.entry("unbalanced", unbalancedChart), Map.entry("unbalanced-start", startChart),
-                Map.entry("hopping", hoppingChart))) {
-            System.out.println("saved " + Charts.save(png.getValue(), saved.resolveSibling(stem + "-" + png.getKey() + ".png")));
+        List<Path> written = new ArrayList<>(List.of(saved));
+        try {
+            for (var png : List.of(Map.entry("unbalanced", unbalancedChart), Map.entry("unbalanced-start", startChart),
+                    Map.entry("hopping", hoppingChart))) {
+                written.add(Charts.save(png.getValue(), saved.resolveSibling(stem + "-" + png.getKey() + ".png")));
+            }
+        } catch (RuntimeException e) { // a run leaves its JSON and all its charts, or nothing
+            for (Path p : written) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException ignored) {
+                    // the disk that failed the chart may fail this too; the failure below says what happened
+                }
+            }
+            throw e;
         }
+        for (Path p : written) System.out.println("saved " + p);
     }
 
     record Run(Timeline.Recorder recorder, double seconds) {}

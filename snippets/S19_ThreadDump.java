@@ -76,7 +76,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -775,30 +774,27 @@ public class S19_ThreadDump {
      */
     static Path[] keep(Instant at, Path dump, Path jstack) throws IOException {
         Path folder = Results.dir().resolve(ID);
-        Files.createDirectories(folder);
-        for (int attempt = 0; ; attempt++) {
-            String base = STAMP.format(at.plusMillis(attempt)) + "-" + Profile.current().id();
-            Path d = folder.resolve(base + "-threads.json"), j = folder.resolve(base + "-jstack.txt");
-            try {
-                Files.move(dump, d);
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) throw e;
-                continue;
-            }
-            try {
-                Files.move(jstack, j);
-            } catch (IOException e) {
-                deleteQuietly(d);
-                throw e;
-            }
-            for (Path p : List.of(d, j)) {
-                try { // the JVM writes the dump private (rw-------); results files are readable like the .json
-                    Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: its defaults stand
+        try {
+            Files.createDirectories(folder);
+            for (int attempt = 0; ; attempt++) {
+                String base = STAMP.format(at.plusMillis(attempt)) + "-" + Profile.current().id();
+                Path d = folder.resolve(base + "-threads.json"), j = folder.resolve(base + "-jstack.txt");
+                try { // atomically, readable like the .json (the JVM writes the dump rw-------): no torn file is left
+                    Results.moveAtomically(dump, d, false);
+                } catch (FileAlreadyExistsException e) {
+                    if (attempt == 100) throw e;
+                    continue;
                 }
+                try {
+                    Results.moveAtomically(jstack, j, false);
+                } catch (IOException e) {
+                    deleteQuietly(d);
+                    throw e;
+                }
+                return new Path[] {d, j};
             }
-            return new Path[] {d, j};
+        } catch (IOException e) {
+            throw new IOException("cannot keep the thread dump in " + folder + ": " + Results.why(e), e);
         }
     }
 

@@ -83,6 +83,19 @@ def profile() -> str:
     return value
 
 
+def fresh() -> bool:
+    """`make book FRESH=...` (and slides), handed over as UNPINNED_FRESH: 1, yes or true (any case) run every chapter
+    again; 0, no, false or empty do not; anything else is refused, so FRESH=0 never means yes."""
+    raw = os.environ.get("UNPINNED_FRESH", "")
+    value = raw.strip().lower()
+    if value in ("1", "yes", "true"):
+        return True
+    if value in ("", "0", "no", "false"):
+        return False
+    raise SetupError(f"FRESH must be 1, yes or true (execute every chapter again) or 0, no, false or empty (reuse"
+                     f" the executed chapters), got '{raw}'")
+
+
 # --------------------------------------------------------------------------- JDK
 
 def java_version(home: Path) -> tuple[int, str] | None:
@@ -328,8 +341,9 @@ def create_venv() -> None:
 
 
 def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every: float = 10) -> None:
-    """Runs a long step with its full output in .course/logs/, printing a short line every `every` seconds (the
-    last thing it said), so set-up is never silent for long; on failure, the end of the log."""
+    """Runs a long step with its full output in .course/logs/, printing a short line (the last thing it said) when
+    that changed, at most one every `every` seconds, and one a minute while it did not, so set-up is never silent for
+    long nor floods the terminal; on failure, the end of the log."""
     import threading
     import time
 
@@ -351,11 +365,19 @@ def run_with_progress(cmd: list[str], what: str, env: dict | None = None, every:
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
+        said, said_at = None, start
         try:
-            while proc.poll() is None:
-                reader.join(timeout=every)
-                if proc.poll() is None:
-                    say(f"  ... {what}: {time.monotonic() - start:.0f} s" + (f" ({last[0][:90]})" if last[0] else ""))
+            while True:
+                # Wait on the step itself, not on the reader: once the step closes its output the reader is done,
+                # and waiting on it would return at once, over and over (a busy loop printing the same line).
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(timeout=every)
+                if proc.poll() is not None:
+                    break
+                now = time.monotonic()
+                if last[0] != said or now - said_at >= max(60, 6 * every):
+                    said, said_at = last[0], now
+                    say(f"  ... {what}: {now - start:.0f} s" + (f" ({said[:90]})" if said else ""))
         except BaseException:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -938,6 +960,8 @@ def main(argv: list[str]) -> int:
         command, rest = argv[0], argv[1:]
         if command != "nav":
             profile()  # a typo in the profile fails in a second, not after the whole set-up
+        if command in ("book", "slides") and fresh() and "--fresh" not in rest:
+            rest = [*rest, "--fresh"]
         if command == "setup":
             setup_and_report()
             return 0

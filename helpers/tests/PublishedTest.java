@@ -102,4 +102,14 @@ class PublishedTest {
         assertTrue(missing.getMessage().contains("does not exist"));
         assertThrows(IllegalArgumentException.class, () -> Published.value((tech.tablesaw.api.Table) null, "x", "executor"));
     }
+
+    @Test
+    void aFileThatIsNotACsvTableIsRefusedInOneLineNamingIt() throws Exception {
+        for (String broken : new String[] {"metric,value\nmean,1,extra,more\n", "metric,value\n\"mean,1\n"}) {
+            figures("x", broken);
+            var e = assertThrows(IllegalArgumentException.class, () -> Published.read(home, "x"), broken);
+            assertTrue(e.getMessage().contains(home.resolve("data/published/x.csv").toString()), e.getMessage());
+            assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
 }

@@ -122,4 +122,56 @@ class ResultsTest {
         BoundsTest.assertMessage("is not a results file", () -> Results.read(notResults));
         assertFalse(Files.exists(tmp.resolve("x")));
     }
+
+    @Test
+    void latestPassesOverAFileThatIsNotASavedResultAndNamesIt() throws Exception {
+        Path good = Results.save(tmp, "burst", List.of(1));
+        Path folder = good.getParent();
+        // Newer names than the good file: an empty file (a save cut off by a full disk), one cut short, one with a
+        // null experiment, and a snippet's side file (valid JSON that claims nothing), which is passed over silently.
+        Path empty = Files.writeString(folder.resolve("29991231-235959-997-quick.json"), "");
+        Path cut = Files.writeString(folder.resolve("29991231-235959-998-quick.json"), "{\"experiment\": \"burst\", \"da");
+        Path nullExperiment = Files.writeString(folder.resolve("29991231-235959-999-quick.json"),
+                "{\"experiment\": null, \"data\": [1]}");
+        Files.writeString(folder.resolve("29991231-235959-999-quick-threads.json"), "{\"threadDump\": {}}");
+        List<String> said = new ArrayList<>();
+        assertEquals(Optional.of(good), Results.latest(tmp, "burst", said::add));
+        assertEquals(3, said.size(), said.toString());
+        assertTrue(said.get(0).contains(nullExperiment.toString()) && said.get(0).contains("\"experiment\" must be a string"), said.get(0));
+        assertTrue(said.get(1).contains(cut.toString()) && said.get(1).contains("not complete, valid JSON"), said.get(1));
+        assertTrue(said.get(2).contains(empty.toString()) && said.get(2).contains("empty"), said.get(2));
+        said.forEach(line -> assertFalse(line.contains("\n"), line));
+        BoundsTest.assertMessage("is not a results file: \"experiment\" must be a string", () -> Results.read(nullExperiment));
+    }
+
+    @Test
+    void atomicWritesLeaveTheTargetWholeOrAbsent() throws Exception {
+        Path target = tmp.resolve("a.json");
+        assertEquals(target, Results.writeAtomically(target, "1".getBytes(), false));
+        assertThrows(java.nio.file.FileAlreadyExistsException.class, () -> Results.writeAtomically(target, "2".getBytes(), false));
+        assertEquals("1", Files.readString(target), "a refused write leaves the file there alone");
+        Results.writeAtomically(target, "3".getBytes(), true);
+        assertEquals("3", Files.readString(target));
+        // A move whose source is gone fails, and leaves neither the target nor its hidden part file.
+        assertThrows(java.nio.file.NoSuchFileException.class,
+                () -> Results.moveAtomically(tmp.resolve("missing.jfr"), tmp.resolve("b.jfr"), false));
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertEquals(List.of("a.json"), files.map(f -> f.getFileName().toString()).toList());
+        }
+    }
+
+    @Test
+    void aResultsFolderThatCannotBeWrittenIsRefusedInOneLineNamingIt() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        for (Path bad : List.of(file, file.resolve("results"))) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Results.checkWritable(bad));
+            assertTrue(e.getMessage().contains(file.toString()) && e.getMessage().contains("is a file, not a folder"),
+                    e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+        Results.checkWritable(tmp.resolve("not/yet/there")); // created at the first save
+        try (Stream<Path> files = Files.list(tmp)) {
+            assertEquals(1, files.count(), "the check leaves nothing behind");
+        }
+    }
 }

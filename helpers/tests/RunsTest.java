@@ -107,4 +107,27 @@ class RunsTest {
         var e = assertThrows(IllegalArgumentException.class, () -> Runs.references(dir));
         assertTrue(e.getMessage().contains("notes.json"), e.getMessage());
     }
+
+    @Test
+    void aResultWhoseExperimentIsNotAStringIsPassedOverByName(@TempDir Path dir) throws Exception {
+        JsonObject here = machine("vm", "25.0.3+9-LTS", "quick");
+        write(dir.resolve("01-io-bound/20261122-100000-000-quick.json"), "01-io-bound", here,
+                "[{\"executor\":\"virtual\",\"measuredMs\":60,\"boundMs\":50}]");
+        Path nulled = dir.resolve("01-io-bound/20261122-110000-000-quick.json");
+        Files.writeString(nulled, "{\"experiment\":null,\"machine\":" + here + ",\"data\":[]}");
+        Path number = dir.resolve("01-io-bound/20261122-120000-000-quick.json");
+        Files.writeString(number, "{\"experiment\":{\"a\":1},\"machine\":" + here + ",\"data\":[]}");
+        List<String> said = new java.util.ArrayList<>();
+        var runs = Runs.results(dir, said::add);
+        assertEquals(1, runs.size());
+        assertEquals("01-io-bound", runs.get(0).experiment());
+        assertEquals(2, said.size(), said.toString());
+        assertTrue(said.get(0).contains(nulled.toString()), said.get(0));
+        assertTrue(said.get(1).contains(number.toString()), said.get(1));
+        // A reference run with such a file is refused by name, not with a Gson exception.
+        Files.createDirectories(dir.resolve("refs/ref"));
+        Files.copy(nulled, dir.resolve("refs/ref/01-io-bound.json"));
+        var e = assertThrows(IllegalArgumentException.class, () -> Runs.references(dir.resolve("refs")));
+        assertTrue(e.getMessage().contains("01-io-bound.json") && e.getMessage().contains("must be a string"), e.getMessage());
+    }
 }

@@ -10,6 +10,7 @@ import java.awt.RenderingHints;
 import java.awt.geom.Line2D;
 import java.awt.geom.Rectangle2D;
 import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -42,7 +43,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * Charts as images (XChart), never windows: the kernel and CI have no display, and a
  * {@code BufferedImage} is what the notebook shows inline and what {@link #save} writes.
  * The compare chart ends every experiment; it carries the machine summary, because a number
- * without its machine means nothing. Needs Comparison.java, Machine.java and Profile.java alongside.
+ * without its machine means nothing. Needs Comparison.java, Machine.java, Profile.java and Results.java
+ * (for {@link #save}) alongside.
  *
  * <p>Rules every chart here follows: a log axis says so in its title ("ms (log scale)"); the title
  * wraps onto a second line (and shrinks down to {@link #MIN_TITLE_POINTS} pt) rather than being
@@ -361,19 +363,28 @@ public final class Charts {
         return chart;
     }
 
-    /** Writes {@code img} as a PNG file (folders created); returns the path. */
+    /**
+     * Writes {@code img} as a PNG file (folders created), atomically ({@link Results#writeAtomically}: a failed write
+     * leaves no torn file, and an older chart at that path stays whole); returns the path. A failure is a
+     * {@link Results.SaveFailed} naming the file.
+     */
     public static Path save(BufferedImage img, Path png) {
         if (img == null) throw new IllegalArgumentException("img must not be null");
         if (png == null || !png.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
             throw new IllegalArgumentException("png must be a path ending in .png, got " + png);
         }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            if (!ImageIO.write(img, "png", bytes)) throw new IllegalStateException("no PNG writer in this JDK");
+        } catch (IOException e) { // in memory: not the disk
+            throw new UncheckedIOException("cannot encode the chart as PNG", e);
+        }
         try {
             Path parent = png.toAbsolutePath().getParent();
             if (parent != null) Files.createDirectories(parent);
-            if (!ImageIO.write(img, "png", png.toFile())) throw new IllegalStateException("no PNG writer in this JDK");
-            return png;
+            return Results.writeAtomically(png, bytes.toByteArray(), true);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + png, e);
+            throw new Results.SaveFailed("cannot save the chart " + png + ": " + Results.why(e), e);
         }
     }
 

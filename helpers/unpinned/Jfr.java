@@ -11,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -124,21 +123,19 @@ public final class Jfr {
                     + (experiment == null ? "null" : "'" + experiment + "'"));
         }
         Path folder = dir.resolve(experiment);
-        Files.createDirectories(folder);
-        for (int attempt = 0; ; attempt++) {
-            Path target = folder.resolve(STAMP.format(Instant.now().plusMillis(attempt)) + "-"
-                    + Profile.current().id() + ".jfr");
-            try {
-                Path kept = Files.move(tmp, target);
-                try { // a temporary file is private (rw-------); results files are readable like the .json next to it
-                    Files.setPosixFilePermissions(kept, PosixFilePermissions.fromString("rw-r--r--"));
-                } catch (UnsupportedOperationException e) {
-                    // not a POSIX file system: its defaults stand
+        try {
+            Files.createDirectories(folder);
+            for (int attempt = 0; ; attempt++) {
+                Path target = folder.resolve(STAMP.format(Instant.now().plusMillis(attempt)) + "-"
+                        + Profile.current().id() + ".jfr");
+                try { // atomically, readable like the .json beside it: a full disk leaves no torn .jfr
+                    return Results.moveAtomically(tmp, target, false);
+                } catch (FileAlreadyExistsException e) {
+                    if (attempt == 100) throw e;
                 }
-                return kept;
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) throw e;
             }
+        } catch (IOException e) {
+            throw new IOException("cannot keep the recording in " + folder + ": " + Results.why(e), e);
         }
     }
 

@@ -214,6 +214,7 @@ public final class OrderSweep {
      * {@code dependencies} are sampled with the server. Prints one line per level.
      */
     public static List<Row> run(String impl, Plan plan, List<ServerProcess> dependencies, String... serverArgs) {
+        Published.check(PUBLISHED); // the figures each row is compared with: a broken file stops us before measuring
         List<String> args = new ArrayList<>(serviceArgs(impl, plan.poolThreads()));
         args.addAll(List.of(serverArgs));
         int cores = Runtime.getRuntime().availableProcessors();
@@ -231,6 +232,9 @@ public final class OrderSweep {
         }
         return rows;
     }
+
+    /** The published figures every row is compared with ({@link #published}): data/published/vt-webflux-blog.csv. */
+    public static final String PUBLISHED = "vt-webflux-blog";
 
     /** The row for one measurement: its figures, both bounds, and the published throughput at that level. */
     public static Row row(String impl, int users, int poolThreads, int cores, LoadTest.Measured m) {
@@ -259,7 +263,7 @@ public final class OrderSweep {
             default -> null;
         };
         if (implementation == null || !(users == 1_000 || users == 5_000 || users == 10_000)) return Double.NaN;
-        return Published.value("vt-webflux-blog", "implementation", implementation, "users", Integer.toString(users),
+        return Published.value(PUBLISHED, "implementation", implementation, "users", Integer.toString(users),
                 "metric", metric);
     }
 

@@ -23,6 +23,15 @@ import tech.tablesaw.io.csv.CsvReadOptions;
 public final class Published {
     private Published() {}
 
+    /**
+     * Reads each named file now, so a missing or broken one stops a run before it measures, in one line naming the
+     * file: for a snippet's or notebook's start, with the figures it will compare against after measuring.
+     */
+    public static void check(String... names) {
+        Path home = Course.home();
+        for (String name : names) read(home, name);
+    }
+
     /** The whole file as a table, e.g. to show next to a measurement. */
     public static Table table(String name) {
         return read(Course.home(), name);
@@ -49,9 +58,12 @@ public final class Published {
         try {
             figures = Table.read().usingOptions(CsvReadOptions.builder(file.toFile())
                     .tableName(name).columnTypes(column -> ColumnType.STRING));
-        } catch (RuntimeException e) {
-            if (e.getCause() instanceof IOException io) throw new UncheckedIOException(io);
-            throw e;
+        } catch (RuntimeException e) { // Tablesaw's messages ("Row number 1 contains 4 columns...") name no file
+            if (e.getCause() instanceof IOException io) {
+                throw new UncheckedIOException("cannot read published figures " + file + ": " + io.getMessage(), io);
+            }
+            String why = String.valueOf(e.getMessage()).lines().findFirst().orElse("").strip();
+            throw new IllegalArgumentException(file + " is not a CSV table of figures (" + why + ")", e);
         }
         // Every row now, not only the one asked for: a typo anywhere in the file is found on first use.
         if (!figures.columnNames().contains(VALUE)) {

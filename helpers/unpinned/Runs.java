@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -22,7 +23,7 @@ import java.util.stream.Stream;
  * <p>Two kinds of folders: a reference run ({@code data/reference-runs/<name>/<experiment>.json}, one file per
  * experiment) and a results folder ({@code results/<experiment>/<stamp>-<profile>.json}, many runs, possibly copied
  * from several machines or JDKs). A results folder is split by machine (host, cores, JDK, profile), and only each
- * machine's latest run of an experiment is kept. Needs Json.java alongside.
+ * machine's latest run of an experiment is kept. Needs Json.java and Results.java (and what it needs) alongside.
  */
 public final class Runs {
     private Runs() {}
@@ -42,7 +43,7 @@ public final class Runs {
         List<Run> runs = new ArrayList<>();
         for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
             for (Path file : list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList()) {
-                runs.add(read(file, dir.getFileName().toString(), true));
+                runs.add(readReference(file, dir.getFileName().toString()));
             }
         }
         return runs;
@@ -50,16 +51,22 @@ public final class Runs {
 
     /**
      * The runs saved in a results folder (e.g. {@link Results#dir()}): for each machine, the latest run of each
-     * experiment. Other JSON files there (a snippet's thread dump, say) are passed over; an empty list when the
-     * folder does not exist yet.
+     * experiment. Other JSON files there (a snippet's thread dump, say) are passed over; a file that should be a
+     * saved result but is not (empty, cut short, "experiment" not a string...) is passed over with one line on stderr
+     * naming it. An empty list when the folder does not exist yet.
      */
     public static List<Run> results(Path folder) {
+        return results(folder, System.err::println);
+    }
+
+    static List<Run> results(Path folder, Consumer<String> passedOver) {
         Map<String, Run> latest = new TreeMap<>();
         for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
             List<Path> files = list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList();
             for (Path file : files) { // names sort by time, so a later file replaces an earlier one
-                Run run = read(file, null, false);
-                if (run == null) continue; // not a saved result: e.g. a thread dump S19 keeps beside its results
+                JsonObject saved = Results.readSaved(file, passedOver);
+                if (saved == null) continue;
+                Run run = run(file, null, saved);
                 latest.put(run.source() + "\u0000" + run.experiment(), run);
             }
         }
@@ -162,31 +169,37 @@ public final class Runs {
     }
 
     /**
-     * The run saved in {@code file}, named {@code source} (or after its machine when null). A file that is not what
-     * {@link Results#save} writes (an object with "experiment" and "data") is refused by name when {@code strict},
-     * else passed over as null.
+     * The reference run saved in {@code file}, named {@code source}: a file that is not what {@link Results#save}
+     * writes (an object with "data", and "experiment" a string if present) is refused by name.
      */
-    private static Run read(Path file, String source, boolean strict) {
+    private static Run readReference(Path file, String source) {
         String text;
         try {
             text = Files.readString(file);
         } catch (IOException e) {
-            if (!strict) return null;
             throw new UncheckedIOException("cannot read " + file, e);
         }
         JsonElement parsed;
         try {
             parsed = Json.parse(text);
         } catch (RuntimeException e) {
-            if (strict) throw new IllegalArgumentException(file + " is not JSON; keep only Results.save files there", e);
-            return null;
+            throw new IllegalArgumentException(file + " is not JSON; keep only Results.save files there", e);
         }
         JsonObject o = parsed.isJsonObject() ? parsed.getAsJsonObject() : null;
-        if (o == null || !o.has("data") || (!strict && !o.has("experiment"))) {
-            if (!strict) return null;
+        if (o == null || !o.has("data")) {
             throw new IllegalArgumentException(file + " is not a saved result (no \"data\"); keep only Results.save"
                     + " files in that folder");
         }
+        JsonElement experiment = o.get("experiment");
+        if (experiment != null && !(experiment.isJsonPrimitive() && experiment.getAsJsonPrimitive().isString())) {
+            throw new IllegalArgumentException(file + " is not a saved result: \"experiment\" must be a string, got "
+                    + experiment + "; keep only Results.save files in that folder");
+        }
+        return run(file, source, o);
+    }
+
+    /** The run in {@code o}, read from {@code file}, named {@code source} (or after its machine when null). */
+    private static Run run(Path file, String source, JsonObject o) {
         JsonObject machine = o.has("machine") && o.get("machine").isJsonObject() ? o.getAsJsonObject("machine") : new JsonObject();
         String experiment = o.has("experiment") ? o.get("experiment").getAsString()
                 : file.getFileName().toString().replaceFirst("\\.json$", "");
