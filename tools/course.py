@@ -935,8 +935,10 @@ def end_processes(procs: list, grace: float = 5) -> list:
 
     def wait(ps: list) -> list:
         deadline = time.monotonic() + grace
-        while (ps := running(ps)) and time.monotonic() < deadline:
+        ps = running(ps)
+        while ps and time.monotonic() < deadline:
             time.sleep(0.1)
+            ps = running(ps)
         return ps
 
     for p in procs:
