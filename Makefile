@@ -9,7 +9,7 @@ export UNPINNED_PROFILE := $(PROFILE)
 CHECK_PYTHON = $(PYTHON) -c 'import sys; sys.exit("[unpinned] error: Python 3.10 or newer is needed; this is %d.%d (%s). Install a newer one and run e.g. make setup PYTHON=python3.12" % (sys.version_info[0], sys.version_info[1], sys.executable) if sys.version_info < (3, 10) else 0)'
 COURSE = @$(CHECK_PYTHON) && $(PYTHON) tools/course.py
 
-.PHONY: lab test setup doctor book slides clean
+.PHONY: lab test setup doctor book slides stop clean
 
 lab:      ## set up, then open the course in JupyterLab
 	$(COURSE) lab
@@ -32,6 +32,9 @@ book:     ## the executed notebooks (from make test; FRESH=1 runs them again) as
 
 slides:   ## the executed notebooks as reveal.js slides that work offline: build/slides/index.html
 	$(COURSE) slides
+
+stop:     ## end this checkout's experiment JVMs (e.g. left over from a killed kernel); other checkouts' stay
+	$(COURSE) stop
 
 clean:    ## remove everything set-up made in this checkout (keeps results/)
 	rm -rf .venv .course

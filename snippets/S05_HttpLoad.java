@@ -52,7 +52,8 @@ public class S05_HttpLoad {
               --warmup-s S     seconds before the measured window, 0..600 (default 2)
               --duration-s S   seconds measured, 1..3600 (default 5)
               --rate R         0 = closed loop (default); R > 0 = open loop at R requests/s in total
-              --timeout-s S    longest wait for one answer, 1..600 (default 30)""";
+              --timeout-s S    longest wait for one answer, 1..600 (default 30)
+            All levels together, warm-ups included, may take at most 1 h.""";
 
     public static void main(String[] args) throws Exception {
         Profile.announceOrExit("S05");
@@ -74,6 +75,7 @@ public class S05_HttpLoad {
                 levels.add(new HttpLoad.Options(URI.create(url), c, threads, levels.isEmpty() ? warmUp : levelWarmUp,
                         duration, rate, timeout));
             }
+            HttpLoad.requireRunLength(levels.size(), warmUp, levelWarmUp, duration);
             int most = connections.stream().mapToInt(Integer::intValue).max().orElseThrow();
             HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, most + " connections");
         } catch (IllegalArgumentException | IllegalStateException e) {

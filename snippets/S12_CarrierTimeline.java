@@ -75,8 +75,8 @@ public class S12_CarrierTimeline {
               --work-us W   CPU work per task and per hop, in microseconds, 10..100,000 (default 500)
               --hops N      CPU bursts per hopper (2 x cores hoppers), each followed by Thread.sleep(1),
                             1..10,000 (default 20; full profile 100)
-            The estimated run time, --tasks x --work-us / cores + --hops x (--work-us + 1 ms), may be at most
-            10 minutes.""";
+            The estimated run time, --tasks x --work-us / cores + --hops x max(2 x --work-us, --work-us + 1 ms)
+            (the 2 x cores hoppers share the cores), may be at most 10 minutes.""";
 
     static final int MAX_TASKS = 100_000;
     static final long MAX_SECONDS = TimeUnit.MINUTES.toSeconds(10);
@@ -351,11 +351,14 @@ public class S12_CarrierTimeline {
             int workUs = cli.intValue("--work-us", 500, 10, 100_000);
             int hops = cli.intValue("--hops", profile.pick(20, 100), 1, 10_000);
             int cores = Runtime.getRuntime().availableProcessors();
-            double seconds = (double) tasks * workUs / 1e6 / cores + hops * (workUs / 1e6 + 1e-3);
+            // each hopper takes hops x (work + 1 ms) alone, but 2 x cores of them share the cores: hops x 2 x work
+            double hopSeconds = Math.max(2 * workUs / 1e6, workUs / 1e6 + 1e-3);
+            double seconds = (double) tasks * workUs / 1e6 / cores + hops * hopSeconds;
             if (seconds > MAX_SECONDS) {
                 throw new IllegalArgumentException(String.format(Locale.ROOT, "--tasks %,d, --work-us %,d and --hops %,d"
-                                + " would take about %,.0f s on %d cores (tasks x work / cores + hops x (work + 1 ms));"
-                                + " at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds, cores));
+                                + " would take about %,.0f s on %d cores (tasks x work / cores + hops x max(2 x work,"
+                                + " work + 1 ms)); at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds,
+                        cores));
             }
             return new Options(tasks, workUs, hops, 2 * cores);
         } catch (IllegalArgumentException | IllegalStateException e) {

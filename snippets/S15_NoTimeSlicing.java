@@ -66,7 +66,8 @@ public class S15_NoTimeSlicing {
               --pings N          sleeps of the ping thread, 2..100,000 (default H / E + 20: 10 before the hogs start,
                                  their run, 10 after); the hogs start as sleep min(10, N / 4) + 1 begins
               --ping-every-ms E  the ping's sleep, 1..1,000 ms (default 10)
-            N x E + H may be at most 10 minutes.""";
+            N x E + ceil(K / cores) x H may be at most 10 minutes (hogs beyond the cores queue for a carrier, or
+            share the cores, so each further round of them adds H).""";
 
     static final int MAX_HOGS = 256;
     static final long BUDGET_MS = TimeUnit.MINUTES.toMillis(10);
@@ -377,11 +378,13 @@ public class S15_NoTimeSlicing {
             int hogMs = cli.intValue("--hog-ms", profile.pick(500, 2_000), 10, 60_000);
             int everyMs = cli.intValue("--ping-every-ms", 10, 1, 1_000);
             int pings = cli.intValue("--pings", (hogMs + everyMs - 1) / everyMs + 2 * BASELINE_MAX, 2, 100_000);
-            long totalMs = (long) pings * everyMs + hogMs;
+            long rounds = (hogs + cores - 1) / cores; // hogs beyond the cores wait for a carrier (or share a core)
+            long totalMs = (long) pings * everyMs + rounds * hogMs;
             if (totalMs > BUDGET_MS) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "--pings x --ping-every-ms + --hog-ms ="
-                        + " %,d x %,d + %,d ms = %,.0f s; at most 10 minutes (600 s) allowed", pings, everyMs, hogMs,
-                        totalMs / 1e3));
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "--pings x --ping-every-ms +"
+                        + " ceil(--hogs / %d cores) x --hog-ms = %,d x %,d + %,d x %,d ms = %,.0f s; at most 10 minutes"
+                        + " (600 s) allowed: fewer --hogs, a shorter --hog-ms or fewer --pings", cores, pings, everyMs,
+                        rounds, hogMs, totalMs / 1e3));
             }
             return new Options(kind, hogs, hogMs, pings, everyMs);
         } catch (IllegalArgumentException e) {

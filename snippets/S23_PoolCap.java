@@ -95,7 +95,8 @@ public class S23_PoolCap {
                                          (default all, in that order)
               --warmup-s S               seconds of load before each level's window, 0..60 (default 1; full 3)
               --duration-s S             seconds measured per level, 1..600 (default 2; full 10)
-            Levels x runs x (warm-up + window) may take at most 30 minutes.
+            Levels x runs x (warm-up + window + the last query, and the connection timeout where users outnumber
+            the pool) may take at most 30 minutes.
             The database: UNPINNED_DB_URL (jdbc:postgresql://..., with UNPINNED_DB_USER, UNPINNED_DB_PASSWORD) if
             set, else an embedded PostgreSQL on 127.0.0.1 that this run starts and removes.""";
 
@@ -182,12 +183,24 @@ public class S23_PoolCap {
             double warmupS = cli.doubleValue("--warmup-s", profile.pick(1, 3), 0, 60);
             double durationS = cli.doubleValue("--duration-s", profile.pick(2, 10), 1, 600);
             double slowS = runs.contains("mixed") ? SLOW_FACTOR * queryMs / 1e3 : queryMs / 1e3;
-            double totalS = (double) runs.size() * users.size() * (warmupS + durationS + slowS);
+            // After each window the last queries end; where users outnumber the pool (unguarded: "none", and "mixed"
+            // with its pool - pool / 2 fast users) the last of them first waits up to the connection timeout.
+            double totalS = 0;
+            int queued = 0;
+            for (String run : runs) {
+                for (int u : users) {
+                    boolean queues = run.equals("none") ? u > pool : run.equals("mixed") && u > pool / 2; // + fast ones
+                    if (queues) queued++;
+                    totalS += warmupS + durationS + slowS + (queues ? timeoutMs / 1e3 : 0);
+                }
+            }
             if (totalS > BUDGET_S) {
                 throw new IllegalArgumentException(String.format(Locale.ROOT, "%d runs x %d levels x (warm-up %.1f s +"
-                                + " window %.1f s + a last query of %.1f s) = %,.0f s; at most 30 minutes (1,800 s)"
-                                + " allowed: fewer --users levels, one --guard, or shorter windows", runs.size(),
-                        users.size(), warmupS, durationS, slowS, totalS));
+                                + " window %.1f s + a last query of %.1f s), plus a %.1f s connection timeout at the %d"
+                                + " levels where users outnumber the pool = %,.0f s; at most 30 minutes (1,800 s)"
+                                + " allowed: fewer --users levels, one --guard, shorter windows or a shorter"
+                                + " --connection-timeout-ms", runs.size(), users.size(), warmupS, durationS, slowS,
+                        timeoutMs / 1e3, queued, totalS));
             }
             Results.checkDir();
             return new Options(users, pool, queryMs, timeoutMs, runs, warmupS, durationS);

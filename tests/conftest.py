@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,6 +66,15 @@ def jbang(*args: str, timeout: float = 600, cwd: Path = HOME) -> subprocess.Comp
     """Runs the course's JBang wrapper; output is kept for the assertion message."""
     return subprocess.run(["bash", str(HOME / "tools" / "jbang"), *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def checkout_processes(*needles: str) -> list:
+    """Running processes this checkout's tools/jbang started (psutil.Process), whose command lines contain one of
+    `needles`: another checkout's experiment running beside the suite is not ours to count (tools/course.py)."""
+    if str(HOME / "tools") not in sys.path:
+        sys.path.insert(0, str(HOME / "tools"))
+    import course
+    return course.checkout_processes(*needles)
 
 
 def catalog() -> dict:

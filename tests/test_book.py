@@ -167,8 +167,7 @@ def test_sections_inside_a_markdown_cell_get_slides_of_their_own():
 def test_make_book_and_make_slides_set_up_then_run_tools_book_py(monkeypatch):
     calls = []
     monkeypatch.setattr(course, "setup_and_report", lambda: calls.append("set-up"))
-    monkeypatch.setattr(course.subprocess, "run",
-                        lambda cmd, **kw: calls.append(cmd) or subprocess.CompletedProcess(cmd, 0))
+    monkeypatch.setattr(course, "run_to_end", lambda cmd, env: calls.append(cmd) or 0)
     assert course.main(["book"]) == 0 and course.main(["slides", "--fresh"]) == 0
     assert calls[0] == calls[2] == "set-up"
     assert calls[1][1:] == [str(HOME / "tools" / "book.py"), "book"]

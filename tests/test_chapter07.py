@@ -14,9 +14,10 @@ import threading
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
-from conftest import HOME, jbang, report
+from conftest import HOME, checkout_processes, jbang, report
 
 S23 = "snippets/S23_PoolCap.java"
 POOL, QUERY_MS, USERS = 4, 20, [2, 40]
@@ -47,20 +48,26 @@ def owner_alive(folder: Path) -> bool:
         return False
 
 
-def orphaned_postgres() -> list[str]:
-    """PostgreSQL servers in one of Database.java's temporary folders whose JVM has ended (or whose folder is gone)."""
-    ps = subprocess.run(["ps", "-ww", "-eo", "pid=,args="], capture_output=True, text=True)
+def our_postgres() -> list[str]:
+    """Command lines of this checkout's PostgreSQL servers in one of Database.java's temporary folders (another
+    checkout's, running beside the suite, are not ours)."""
     found = []
-    for line in ps.stdout.splitlines():
-        m = re.search(r"postgres -D (\S*/" + TEMP_PREFIX + r"[^/\s]+)/data", line)
-        if m and not owner_alive(Path(m.group(1))):
-            found.append(line.strip())
-    return found
+    for p in checkout_processes("postgres -D"):
+        try:
+            found.append(" ".join(p.cmdline()))
+        except psutil.Error:
+            continue  # it ended while we looked
+    return [line for line in found if re.search(r"postgres -D \S*/" + TEMP_PREFIX, line)]
+
+
+def orphaned_postgres() -> list[str]:
+    """This checkout's PostgreSQL servers whose JVM has ended (or whose folder is gone)."""
+    return [line for line in our_postgres()
+            if not owner_alive(Path(re.search(r"postgres -D (\S*/" + TEMP_PREFIX + r"[^/\s]+)/data", line)[1]))]
 
 
 def our_postgres_running() -> bool:
-    ps = subprocess.run(["ps", "-ww", "-eo", "args="], capture_output=True, text=True)
-    return any(re.search(r"postgres -D \S*/" + TEMP_PREFIX, l) for l in ps.stdout.splitlines())
+    return bool(our_postgres())
 
 
 def orphaned_folders(since: float) -> list[Path]:

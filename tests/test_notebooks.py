@@ -94,8 +94,9 @@ def _kernel_threads(client) -> int:
     return int(next(o for o in probe.outputs if o.output_type == "execute_result")["data"]["text/plain"])
 
 
-# Any course JVM still alive after a notebook is a leak: servers, load generators, benchmarks. A snippet's JVM
-# names its main class (unpinned.snippets.S04_SleepServer); JBang's launcher names the file (snippets/S04_...).
+# Any of this checkout's course JVMs still alive after a notebook is a leak: servers, load generators, benchmarks
+# (another checkout's, running beside the suite, are not). A snippet's JVM names its main class
+# (unpinned.snippets.S04_SleepServer); JBang's launcher names the file (snippets/S04_...).
 SNIPPET_JVMS = ("unpinned.snippets.S", "snippets/S")
 
 
@@ -477,16 +478,8 @@ def test_06_the_seminar_endpoints_stay_under_their_bounds(chapter_06_ran):
 
 
 def _course_jvms(*names: str):
-    import psutil
-    found = []
-    for p in psutil.process_iter(["cmdline"]):
-        try:
-            cmd = " ".join(p.info["cmdline"] or [])
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-        if any(n in cmd for n in names):
-            found.append(p)
-    return found
+    from conftest import checkout_processes
+    return checkout_processes(*names)  # this checkout's only
 
 
 def _interrupted(code: str, after_seconds: float, jvms: tuple[str, ...], settle_seconds: float) -> list[str]:

@@ -344,7 +344,7 @@ def test_set_up_holds_the_lock_and_lab_and_test_release_it_before_launching(tmp_
         seen.append(("launch", lock_is_free(tmp_path)))
         return subprocess.CompletedProcess(args, 0)
 
-    monkeypatch.setattr(course.subprocess, "run", launched)
+    monkeypatch.setattr(course, "run_to_end", lambda cmd, env: launched(cmd).returncode)
     monkeypatch.setattr(course.os, "execve", launched)
     monkeypatch.setattr(course.os, "chdir", lambda path: None)
     assert course.test([]) == 0

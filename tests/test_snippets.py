@@ -14,9 +14,10 @@ import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
 import pytest
 
-from conftest import HOME, catalog, closed_loop_ceiling, jbang, report
+from conftest import HOME, catalog, checkout_processes, closed_loop_ceiling, jbang, report
 
 JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 # Every alias needs an entry here: a new snippet cannot slip past the suite. Servers run until stopped, so
@@ -518,16 +519,16 @@ SPRING_CLASSES = ("S20_SpringBootApp", "S21_SpringLoad", "S05_HttpLoad")
 
 
 def java_processes(*names: str) -> list[str]:
-    """Command lines of running JVMs that mention any of `names` (a snippet's class or file)."""
+    """Command lines of this checkout's running JVMs that mention any of `names` (a snippet's class or file);
+    another checkout's running beside the suite are not counted."""
     found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+    for p in checkout_processes(*names):
         try:
-            args = cmdline.read_bytes().split(b"\0")
-        except OSError:
+            args = p.cmdline()
+        except psutil.Error:
             continue  # it ended while we looked
-        text = b" ".join(args).decode(errors="replace")
-        if args and os.path.basename(args[0].decode(errors="replace")) == "java" and any(n in text for n in names):
-            found.append(text[:300])
+        if args and os.path.basename(args[0]) == "java":
+            found.append(" ".join(args)[:300])
     return found
 
 

@@ -247,11 +247,19 @@ def execute(source: Path):
     index = -1
     try:
         with client.setup_kernel():
-            for done, index in enumerate(code, 1):
-                client.execute_cell(nb.cells[index], index)
-                if time.monotonic() - last >= PROGRESS_EVERY:
-                    last = time.monotonic()
-                    course.say(f"  ... {source.name}: {done}/{len(code)} cells, {last - start:.0f} s")
+            try:
+                for done, index in enumerate(code, 1):
+                    client.execute_cell(nb.cells[index], index)
+                    if time.monotonic() - last >= PROGRESS_EVERY:
+                        last = time.monotonic()
+                        course.say(f"  ... {source.name}: {done}/{len(code)} cells, {last - start:.0f} s")
+            except KeyboardInterrupt:
+                end_kernel(client)  # before nbclient's polite shutdown, which waits on a kernel busy in a cell
+                raise
+    except KeyboardInterrupt:
+        if client.km is not None:
+            end_kernel(client)  # interrupted while the kernel was starting
+        raise
     except CellExecutionError as e:
         raise BookError(f"{source.name}: cell {index} failed: {_error_text(e.ename, e.evalue)}; nothing was"
                         " built (run the chapter in JupyterLab, make lab, to see the whole error)") from None
@@ -265,6 +273,28 @@ def execute(source: Path):
         raise BookError(f"{source.name}: cell {missing[0]} is tagged 'chart' but drew no image")
     course.say(f"  {source.name}: executed in {time.monotonic() - start:.0f} s")
     return nb
+
+
+def end_kernel(client) -> None:
+    """Ends the kernel of `client` now, with every process it started (the JJava launcher, the kernel's JVM, a
+    snippet's JVM it runs): SIGTERM (their shutdown hooks stop servers and databases), SIGKILL after 5 s. A Ctrl-C
+    never reaches them: the kernel leads a session of its own. A second Ctrl-C meanwhile is ignored."""
+    import signal
+
+    import psutil
+    pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
+    if pid is None:
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        try:
+            kernel = psutil.Process(pid)
+            tree = [kernel, *kernel.children(recursive=True)]
+        except psutil.Error:
+            return
+        course.end_processes(tree)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def executed_notebooks(fresh: bool) -> tuple[list, list[str]]:
@@ -561,7 +591,8 @@ def main(argv: list[str]) -> int:
         print(f"[unpinned] error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("[unpinned] interrupted; build/book and build/slides are as they were", file=sys.stderr)
+        print("[unpinned] interrupted; the kernel and the JVMs it started are stopped, build/book and build/slides"
+              " are as they were", file=sys.stderr)
         return 130
     where = BOOK if kind == "book" else SLIDES
     source = ("from the test run's notebooks" if not ran else

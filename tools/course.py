@@ -7,10 +7,12 @@ registries into folders of this checkout (.venv and .course). Every step checks 
 stamp first, so a second run is fast and a half-finished run simply resumes.
 
     python3 tools/course.py setup | doctor | lab | test [pytest args...] | nav [--check]
-                            | book [--fresh] | slides [--fresh]
+                            | book [--fresh] | slides [--fresh] | stop
 
 book and slides (tools/book.py) render the executed notebooks (build/executed/, from the test run; any missing,
 or all with --fresh, are executed first) into a static HTML site in build/book/ or reveal.js slides in build/slides/.
+stop ends this checkout's experiment JVMs (a server or load generator left over from a killed kernel), and no one
+else's.
 """
 from __future__ import annotations
 
@@ -915,6 +917,86 @@ def doctor() -> int:
     return 1 if problems else 0
 
 
+# tools/jbang exports it (this checkout's folder) to everything it starts: JBang, the snippets' JVMs, their children.
+CHECKOUT_ENV = "UNPINNED_CHECKOUT"
+
+
+def checkout_processes(*needles: str) -> list:
+    """This checkout's experiment processes (psutil.Process): those that carry CHECKOUT_ENV naming this folder, so
+    another checkout's, or anyone else's, never; with `needles`, only those whose command line contains one of them.
+    Never this process or its ancestors."""
+    import psutil
+    mine = str(HOME)
+    me = psutil.Process()
+    skip = {me.pid, *(p.pid for p in me.parents())}
+    found = []
+    for p in psutil.process_iter(["cmdline", "environ"]):
+        environ, cmdline = p.info["environ"] or {}, " ".join(p.info["cmdline"] or [])
+        if p.pid in skip or environ.get(CHECKOUT_ENV) != mine:
+            continue  # another user's (unreadable: None), another checkout's, or no course process at all
+        if not needles or any(n in cmdline for n in needles):
+            found.append(p)
+    return found
+
+
+def end_processes(procs: list, grace: float = 5) -> list:
+    """SIGTERM to each of `procs` (psutil.Process; a JVM's shutdown hooks stop its servers and databases), SIGKILL
+    to those still running after `grace` seconds; returns those still running after as long again. An ended process
+    its parent has not reaped yet (a zombie) counts as ended."""
+    import time
+
+    import psutil
+
+    def running(ps: list) -> list:
+        out = []
+        for p in ps:
+            with contextlib.suppress(psutil.Error):
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    out.append(p)
+        return out
+
+    def wait(ps: list) -> list:
+        deadline = time.monotonic() + grace
+        ps = running(ps)
+        while ps and time.monotonic() < deadline:
+            time.sleep(0.1)
+            ps = running(ps)
+        return ps
+
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            p.terminate()
+    left = wait(procs)
+    for p in left:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    return wait(left)
+
+
+def stop() -> int:
+    """`make stop`: ends this checkout's experiment JVMs and what they started (SIGTERM, then SIGKILL after 5 s)."""
+    try:
+        import psutil
+    except ImportError:  # the host's Python: the venv's has psutil (requirements.txt)
+        python = venv_python()
+        if python.is_file() and python.resolve() != Path(sys.executable).resolve():
+            return subprocess.run([str(python), str(Path(__file__).resolve()), "stop"]).returncode
+        raise SetupError("stopping needs the course's venv (psutil); run `make setup` first") from None
+    found = checkout_processes()
+    if not found:
+        say(f"no experiment JVM of this checkout ({HOME}) is running")
+        return 0
+    for p in found:
+        with contextlib.suppress(psutil.Error):
+            say(f"stopping pid {p.pid}: {' '.join(p.cmdline())[-120:]}")
+    left = end_processes(found)
+    if left:
+        raise SetupError(f"could not stop pids {', '.join(str(p.pid) for p in left)}")
+    say(f"stopped {len(found)} process{'' if len(found) == 1 else 'es'} of this checkout; other checkouts' are left"
+        " alone")
+    return 0
+
+
 def course_env() -> dict:
     env = dict(os.environ)
     env["UNPINNED_PROFILE"] = profile()
@@ -939,21 +1021,40 @@ def lab(args: list[str]) -> int:
     return 0
 
 
+# How long a command interrupted by Ctrl-C gets to stop what it started (kernels and their JVMs) before it is killed.
+STOP_GRACE_SECONDS = 30
+
+
+def run_to_end(cmd: list[str], env: dict) -> int:
+    """Runs `cmd` in this folder and returns its exit code. A Ctrl-C reaches it too (a terminal signals the whole
+    foreground group), so it is given STOP_GRACE_SECONDS to stop its kernels and their JVMs, which lead sessions of
+    their own, instead of being killed a quarter of a second in (subprocess.run), which left them running. A second
+    Ctrl-C kills it at once."""
+    proc = subprocess.Popen(cmd, cwd=HOME, env=env)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        try:
+            return proc.wait(timeout=STOP_GRACE_SECONDS)
+        except (KeyboardInterrupt, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait()
+            raise KeyboardInterrupt from None
+
+
 def test(args: list[str]) -> int:
     setup_and_report()
-    env = course_env()
-    return subprocess.run([str(venv_python()), "-m", "pytest", *(args or ["tests"])], cwd=HOME, env=env).returncode
+    return run_to_end([str(venv_python()), "-m", "pytest", *(args or ["tests"])], course_env())
 
 
 def book(command: str, args: list[str]) -> int:
     """`book` or `slides`: set up (the venv's nbconvert and nbclient, the kernel, reveal.js), then tools/book.py."""
     setup_and_report()
-    return subprocess.run([str(venv_python()), str(HOME / "tools" / "book.py"), command, *args], cwd=HOME,
-                          env=course_env()).returncode
+    return run_to_end([str(venv_python()), str(HOME / "tools" / "book.py"), command, *args], course_env())
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav", "book", "slides"):
+    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav", "book", "slides", "stop"):
         print(__doc__)
         return 2
     try:
@@ -969,6 +1070,8 @@ def main(argv: list[str]) -> int:
             return doctor()
         if command == "nav":
             return nav(check="--check" in rest)
+        if command == "stop":
+            return stop()
         if command in ("book", "slides"):
             return book(command, rest)
         return lab(rest) if command == "lab" else test(rest)

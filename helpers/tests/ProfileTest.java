@@ -1,6 +1,7 @@
 package unpinned;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,5 +49,34 @@ class ProfileTest {
         assertEquals("full", Profile.FULL.id());
         assertTrue(Profile.QUICK.banner().startsWith("Profile: quick"));
         assertTrue(Profile.FULL.banner().startsWith("Profile: full"));
+    }
+
+    @Test
+    void onlyAParentPidIsWatched() {
+        assertTrue(Profile.parentPid(null).isEmpty());
+        assertTrue(Profile.parentPid(" ").isEmpty());
+        assertTrue(Profile.parentPid("abc").isEmpty());
+        assertTrue(Profile.parentPid("-4").isEmpty());
+        assertTrue(Profile.parentPid(Long.toString(ProcessHandle.current().pid())).isEmpty(), "not this JVM itself");
+        assertEquals(4242, Profile.parentPid(" 4242 ").getAsLong());
+    }
+
+    @Test
+    void aParentRunsUntilItEndsAndAPidGivenToALaterProcessIsNotIt() throws Exception {
+        long parent = ProcessHandle.current().parent().orElseThrow().pid();
+        assertTrue(Profile.isRunning(parent), "the process that started this JVM runs");
+        Process later = new ProcessBuilder("sleep", "30").start(); // started after this JVM: a reused pid looks so
+        try {
+            assertFalse(Profile.isRunning(later.pid()), "a process younger than this JVM is not its parent");
+        } finally {
+            later.destroyForcibly().waitFor();
+        }
+        assertFalse(Profile.isRunning(later.pid()), "an ended process does not run");
+    }
+
+    @Test
+    void aChildRunIsTiedToThisJvm() {
+        ProcessBuilder b = Profile.tiedToThisJvm(new ProcessBuilder("true"));
+        assertEquals(Long.toString(ProcessHandle.current().pid()), b.environment().get(Profile.PARENT_PID_ENV));
     }
 }

@@ -45,7 +45,9 @@ import java.util.stream.Stream;
  * </pre>
  *
  * Interrupting the waiting thread (a notebook's stop button) kills the child and everything it
- * started, sets the interrupt flag again and throws {@link CancellationException}. A child that
+ * started, sets the interrupt flag again and throws {@link CancellationException}. If this JVM dies
+ * without a chance to do so (SIGKILL, a crash), the child ends itself within a second: it is told
+ * this JVM's pid ({@link Profile#PARENT_PID_ENV}). A child that
  * exits non-zero, or ends without the line it was expected to print, raises
  * {@link IllegalStateException} with the last lines of its output and the log's path.
  */
@@ -82,7 +84,9 @@ public final class ChildRun implements AutoCloseable {
         try {
             writer = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
             writer.write("$ " + String.join(" ", command) + "\n");
-            this.process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+            // tied: the child ends itself when this JVM is gone, even by SIGKILL (Profile.announceOrExit watches)
+            this.process = Profile.tiedToThisJvm(new ProcessBuilder(command)).directory(dir.toFile())
+                    .redirectErrorStream(true).start();
         } catch (IOException e) {
             if (writer != null) {
                 try {

@@ -62,6 +62,21 @@ public final class HttpLoad {
     public static final int MAX_CONNECTIONS = 50_000;
     /** Longest run (warm-up plus measurement) accepted. */
     public static final Duration MAX_RUN = Duration.ofHours(1);
+    /**
+     * Refuses one generator run of {@code levels} measured windows of {@code duration}, the first after {@code warmUp}
+     * and each further one after {@code levelWarmUp}, that would take longer than {@link #MAX_RUN} in all.
+     */
+    public static void requireRunLength(int levels, Duration warmUp, Duration levelWarmUp, Duration duration) {
+        Duration total = warmUp.plus(duration).plus(levelWarmUp.plus(duration).multipliedBy(Math.max(0, levels - 1)));
+        if (total.compareTo(MAX_RUN) > 0) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%d level%s: warm-up %,.1f s + %d x %,.1f s"
+                            + " measured + %d x %,.1f s of warm-up between levels = %,.0f s in one run; at most 1 h"
+                            + " (3,600 s) allowed: fewer levels or shorter windows", levels, levels == 1 ? "" : "s",
+                    warmUp.toMillis() / 1e3, levels, duration.toMillis() / 1e3, levels - 1, levelWarmUp.toMillis() / 1e3,
+                    total.toMillis() / 1e3));
+        }
+    }
+
     /** Highest open-loop rate accepted, requests per second. */
     public static final double MAX_RATE = 1_000_000;
     /** File descriptors kept in reserve besides one per connection (the JVM's own jars, pipes, epoll). */

@@ -430,7 +430,7 @@ public final class Jdks {
         if (wanted.feature() == Runtime.version().feature()) return split.rest().toArray(String[]::new);
         Process child = null;
         try {
-            child = new ProcessBuilder(commandOn(wanted, snippet, split.rest())).inheritIO().start();
+            child = Profile.tiedToThisJvm(new ProcessBuilder(commandOn(wanted, snippet, split.rest()))).inheritIO().start();
             Process started = child;
             Thread killer = new Thread(() -> ChildRun.destroyTree(started), name + "-child-killer");
             Runtime.getRuntime().addShutdownHook(killer);

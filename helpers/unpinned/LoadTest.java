@@ -97,6 +97,7 @@ public final class LoadTest {
         int most = counts.stream().mapToInt(Integer::intValue).max().orElseThrow();
         HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, "the server's " + most + " connections");
         if (laterWarmUp == null || laterWarmUp.isNegative()) throw new IllegalArgumentException("laterWarmUp must be >= 0 s, got " + laterWarmUp);
+        HttpLoad.requireRunLength(counts.size(), first.warmUp(), laterWarmUp, first.duration());
         List<String> args = arguments(first);
         if (!moreConnections.isEmpty()) {
             args.set(args.indexOf("--connections") + 1, String.join(",", counts.stream().map(String::valueOf).toList()));
