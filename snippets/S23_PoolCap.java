@@ -189,6 +189,7 @@ public class S23_PoolCap {
                                 + " allowed: fewer --users levels, one --guard, or shorter windows", runs.size(),
                         users.size(), warmupS, durationS, slowS, totalS));
             }
+            Database.checkUrl();
             Results.checkDir();
             return new Options(users, pool, queryMs, timeoutMs, runs, warmupS, durationS);
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -1,0 +1,180 @@
+"""Hostile inputs and crossed runs, each injected once: a database URL that reaches past loopback, two runs
+against one database, JMH's help, an unknown parameter and a fork that fails, a Spring property that turns the web
+server off, and JDK choices (an explicit JAVA_HOME, a stale .course/java-home). Each must end with one clear line
+(or the stated correct behaviour) and nothing lost or left running."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conftest import HOME, jbang
+from test_chapter07 import orphaned_postgres, result_of
+from test_snippets import one_line_error
+
+JBANG = ["bash", str(HOME / "tools" / "jbang")]
+
+
+def run_snippet(*args: str, env: dict | None = None, cwd: Path = HOME, timeout: float = 600):
+    return subprocess.run([*JBANG, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+
+
+def saved(results: Path) -> list[Path]:
+    return list(results.rglob("*.json")) if results.exists() else []
+
+
+# --------------------------------------------------------------------------- UNPINNED_DB_URL off loopback
+
+@contextmanager
+def counting_listener():
+    """A TCP listener on 127.0.0.1 that counts the connections it gets (and hangs each up at once)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    seen = []
+    stop = threading.Event()
+
+    def accept():
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except (socket.timeout, OSError):
+                continue
+            seen.append(1)
+            conn.close()
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        yield server.getsockname()[1], seen
+    finally:
+        stop.set()
+        t.join(5)
+        server.close()
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("tail", ["{port},otherhost:5432/postgres", "{port}/postgres?PGHOST=otherhost"],
+                         ids=["second-host", "pghost-property"])
+def test_a_database_url_that_reaches_off_loopback_is_refused_before_connecting(tmp_path, tail):
+    """The first host is a listener on loopback; the driver would go on to (or instead reach) 'otherhost'."""
+    with counting_listener() as (port, seen):
+        url = "jdbc:postgresql://127.0.0.1:" + tail.format(port=port)
+        run = run_snippet("db-pool-cap", "--guard", "none", "--users", "2", "--duration-s", "1",
+                          env={"UNPINNED_DB_URL": url, "UNPINNED_RESULTS": str(tmp_path)}, timeout=300)
+    one_line_error(run, "UNPINNED_DB_URL", "on this machine", "'otherhost'")
+    assert run.returncode == 2, run.returncode
+    assert not seen, f"the driver connected to 127.0.0.1:{port} before the refusal"
+    assert "@@progress" not in run.stdout and "pool of" not in run.stdout, "refused only after starting: " + run.stdout
+    assert saved(tmp_path) == [], "a refused run saves nothing"
+
+
+# --------------------------------------------------------------------------- two runs against one database
+
+SHARED_DATABASE = """\
+//SOURCES {helpers}/Database.java
+//SOURCES {helpers}/Cli.java
+//SOURCES {helpers}/Course.java
+//SOURCES {helpers}/Results.java
+//SOURCES {helpers}/Machine.java
+//SOURCES {helpers}/Json.java
+//SOURCES {helpers}/RunGuard.java
+//SOURCES {helpers}/Profile.java
+package unpinned.faults;
+
+import unpinned.Database;
+
+/** One embedded PostgreSQL (the course's own helper) for several runs: its URL, then open until stdin ends. */
+public class SharedDatabase {{
+    public static void main(String[] args) throws Exception {{
+        try (Database db = Database.start(System.out)) {{
+            System.out.println("@@url " + db.kind() + " " + db.jdbcUrl());
+            System.out.flush();
+            while (System.in.read() >= 0) {{ }}
+        }}
+    }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def shared_postgres(tmp_path_factory):
+    """A real PostgreSQL that outlives the runs: started by Database.java in a JVM of its own, stopped by closing
+    its stdin. Yields its JDBC URL."""
+    folder = tmp_path_factory.mktemp("shared-db")
+    script = folder / "SharedDatabase.java"
+    script.write_text(SHARED_DATABASE.format(helpers=HOME / "helpers" / "unpinned"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("UNPINNED_DB_")}
+    proc = subprocess.Popen([*JBANG, str(script)], cwd=folder, env=env, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = ""
+        for line in proc.stdout:
+            if line.startswith("@@url "):
+                break
+        _, kind, url = (line.split() + ["", "", ""])[:3]
+        if kind != "postgresql-embedded":
+            pytest.skip(f"no embedded PostgreSQL on this machine ({line.strip() or proc.stderr.read()[-500:]})")
+        yield url
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    assert orphaned_postgres() == [], "the shared PostgreSQL outlived its JVM"
+
+
+def rows_agree_with_errors(name: str, r: dict) -> None:
+    if name == "parallel-writes":
+        assert r["errors"] == 0, r
+        assert r["rowsWritten"] == 3 * r["requestsStarted"], r
+    else:
+        for impl, m in r["impls"].items():
+            written = m["siblingFates"].get("written", 0)
+            assert "failed" not in m["siblingFates"], (impl, m)
+            assert m["siblingRowsWritten"] >= written and m["siblingRowsWritten"] <= m["siblingRowsPossible"], (impl, m)
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("name, args", [
+    ("parallel-writes", ["--mode", "virtual", "--users", "4", "--connections", "4", "--warmup-s", "0.5",
+                         "--duration-s", "2"]),
+    ("structured-fanout", ["--impl", "futures", "--slow-ms", "300", "--repeat", "2"]),
+])
+def test_two_runs_at_once_against_one_database_keep_to_their_own_rows(tmp_path, shared_postgres, name, args):
+    """Two folders, two results folders, one PostgreSQL: each run must finish with its own consistent result."""
+    # JBang builds one script once: two first runs at once race for its cache (one fails), so build it first
+    build = run_snippet("build", name)
+    assert build.returncode == 0, build.stderr[-3000:]
+    runs = {}
+    for who in ("a", "b"):
+        (tmp_path / who).mkdir()
+        runs[who] = subprocess.Popen(
+            [*JBANG, name, *args], cwd=tmp_path / who, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdin=subprocess.DEVNULL, env={**os.environ, "UNPINNED_DB_URL": shared_postgres,
+                                           "UNPINNED_DB_USER": "postgres", "UNPINNED_RESULTS": str(tmp_path / who / "results")})
+    outputs = {}
+    try:
+        for who, proc in runs.items():
+            out, err = proc.communicate(timeout=300)
+            outputs[who] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    finally:
+        for proc in runs.values():
+            if proc.poll() is None:
+                proc.kill()
+    for who, run in outputs.items():
+        assert run.returncode == 0, f"run {who}: " + (run.stdout + run.stderr)[-3000:]
+        r = result_of(run)
+        assert r["database"] == "postgresql-external", r
+        rows_agree_with_errors(name, r)
+        files = saved(tmp_path / who / "results")
+        assert len(files) == 1, files
+        assert json.loads(files[0].read_text())["data"] == r, "the saved result is not the run's own"
