@@ -178,3 +178,46 @@ def test_two_runs_at_once_against_one_database_keep_to_their_own_rows(tmp_path, 
         files = saved(tmp_path / who / "results")
         assert len(files) == 1, files
         assert json.loads(files[0].read_text())["data"] == r, "the saved result is not the run's own"
+
+
+# --------------------------------------------------------------------------- JMH snippets
+
+JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms", "-p", "tasks=4", "-p", "sleepMs=1",
+            "-p", "executor=virtual"]
+
+
+def own_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.strip() and not line.startswith("[jbang]")]
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_jmh_snippet_help_prints_its_usage(flag):
+    run = jbang("io-bound", flag, timeout=600)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert own_lines(run.stderr) == [], run.stderr
+    usage = run.stdout[run.stdout.index("usage: S01"):]
+    for word in ("executor = fixed-8,fixed-200,virtual", "tasks = 500", "sleepMs = 50", "-foe true", "-jvmArgsAppend"):
+        assert word in usage, usage[:2000]
+    assert "# Fork" not in run.stdout, "help ran a benchmark"
+
+
+@pytest.mark.fault
+def test_an_unknown_jmh_parameter_is_refused_naming_the_allowed_ones(tmp_path):
+    run = jbang("io-bound", *JMH_TINY, "-p", "task=5", "-rf", "json", "-rff", str(tmp_path / "r.json"), timeout=600)
+    one_line_error(run, "-p task", "executor, sleepMs, tasks")
+    assert run.returncode == 2
+    assert "# Fork" not in run.stdout, "a benchmark ran with the defaults"
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.fault
+def test_a_jmh_run_whose_fork_fails_under_foe_false_exits_non_zero_and_saves_nothing(tmp_path):
+    """-Xmx1k makes the forked JVM fail at start; -foe false lets JMH go on, with nothing measured."""
+    report = tmp_path / "r.json"
+    run = jbang("io-bound", *JMH_TINY, "-foe", "false", "-jvmArgsAppend", "-Xmx1k", "-rf", "json", "-rff", str(report),
+                timeout=600)
+    assert "Too small maximum heap" in run.stdout + run.stderr, "the fork did not fail as injected"
+    one_line_error(run, "S01: 1 of the 1 benchmarks started produced no result", "nothing saved")
+    assert run.returncode == 1
+    assert list(tmp_path.iterdir()) == [], "a run with no result saved a file"
