@@ -221,3 +221,14 @@ def test_a_jmh_run_whose_fork_fails_under_foe_false_exits_non_zero_and_saves_not
     one_line_error(run, "S01: 1 of the 1 benchmarks started produced no result", "nothing saved")
     assert run.returncode == 1
     assert list(tmp_path.iterdir()) == [], "a run with no result saved a file"
+
+
+# --------------------------------------------------------------------------- Spring Boot
+
+@pytest.mark.fault
+@pytest.mark.parametrize("kind", ["none", "reactive"])
+def test_a_spring_property_that_turns_the_web_server_off_is_refused_up_front(kind):
+    run = jbang("spring-app", "--port", "0", f"--spring.main.web-application-type={kind}", timeout=600)
+    one_line_error(run, "--spring.main.web-application-type", "servlet", "leave it out")
+    assert run.returncode == 2
+    assert "Starting S20_SpringBootApp" not in run.stdout, "Spring started before the refusal"
