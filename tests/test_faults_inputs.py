@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
+import sys
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -232,3 +234,100 @@ def test_a_spring_property_that_turns_the_web_server_off_is_refused_up_front(kin
     one_line_error(run, "--spring.main.web-application-type", "servlet", "leave it out")
     assert run.returncode == 2
     assert "Starting S20_SpringBootApp" not in run.stdout, "Spring started before the refusal"
+
+
+# --------------------------------------------------------------------------- the JDK: JAVA_HOME, a stale choice
+
+sys.path.insert(0, str(HOME / "tools"))
+import course  # noqa: E402
+
+
+def fake_jdk(root: Path, version: str) -> Path:
+    """A JDK folder as course.py probes it: bin/java answers -version like the real one (no release file, so the
+    probe asks it); any other call prints which JDK ran and its arguments. javac and jshell are there."""
+    (root / "bin").mkdir(parents=True)
+    (root / "bin" / "java").write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" = -version ]; then echo \'openjdk version "{version}" 2025-01-01\' >&2; exit 0; fi\n'
+        f'echo "ran on {root.name}"\necho "PATH=$PATH"\nfor a in "$@"; do echo "arg=$a"; done\n')
+    for tool in ("java", "javac", "jshell"):
+        (root / "bin" / tool).touch()
+        (root / "bin" / tool).chmod(0o755)
+    return root
+
+
+def fake_checkout(root: Path, course_jdk: Path) -> Path:
+    """tools/jbang and tools/course.py with a set-up state that names course_jdk."""
+    (root / "tools").mkdir(parents=True)
+    for f in ("tools/jbang", "tools/course.py", "jbang-catalog.json"):
+        shutil.copy2(HOME / f, root / f)
+    (root / ".course" / "jbang" / "lib").mkdir(parents=True)
+    (root / ".course" / "java-home").write_text(str(course_jdk))
+    (root / ".course" / "jbang-mode").write_text("course")
+    return root
+
+
+def wrapper(checkout: Path, tmp_path: Path, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "UNPINNED_JAVA_HOME")}
+    return subprocess.run(["bash", str(checkout / "tools" / "jbang"), "version"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, env={**clean, **env}, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.fault
+def test_set_up_honours_a_valid_java_home_and_names_the_newer_jdk_it_keeps_out(tmp_path, monkeypatch, capsys):
+    jdk21, jdk25 = fake_jdk(tmp_path / "jdk-21", "21.0.8"), fake_jdk(tmp_path / "jdk-25", "25.0.1")
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [jdk21, jdk25])
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.setenv("JAVA_HOME", str(jdk21))
+    assert course.find_jdk() == (jdk21, "21.0.8")
+    said = capsys.readouterr().err.strip().splitlines()
+    assert said == [f"[unpinned] warning: using JAVA_HOME={jdk21} (Java 21.0.8); a newer JDK is at {jdk25}"
+                    f" (Java 25.0.1): set UNPINNED_JAVA_HOME={jdk25} to use that one"], said
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("given", ["valid", "too-old"])
+def test_the_wrapper_honours_a_java_home_given_at_run_time_or_says_why_not(tmp_path, given):
+    checkout = fake_checkout(tmp_path / "course", fake_jdk(tmp_path / "jdk-25", "25.0.1"))
+    runtime = fake_jdk(tmp_path / "jdk-21" if given == "valid" else tmp_path / "jdk-17",
+                       "21.0.8" if given == "valid" else "17.0.15")
+    run = wrapper(checkout, tmp_path, JAVA_HOME=str(runtime))
+    assert run.returncode == 0, run.stderr
+    if given == "valid":
+        assert "ran on jdk-21" in run.stdout.splitlines() and run.stderr == "", run.stdout + run.stderr
+        path = next(line for line in run.stdout.splitlines() if line.startswith("PATH="))[5:].split(":")
+        assert path[0] == str(tmp_path / "jdk-25" / "bin"), "a //JAVA 25 script would not find set-up's JDK: " + str(path)
+    else:
+        assert "ran on jdk-25" in run.stdout.splitlines(), run.stdout
+        assert run.stderr.strip().splitlines() == [f"unpinned: JAVA_HOME={runtime} is not used (Java 17.0.15: older"
+                                                   f" than 21); using the course JDK {tmp_path / 'jdk-25'}"], run.stderr
+
+
+@pytest.mark.fault
+def test_a_stale_course_jdk_is_one_line_that_says_to_run_set_up(tmp_path):
+    gone = tmp_path / "jdk-removed"
+    checkout = fake_checkout(tmp_path / "course", gone)
+    run = wrapper(checkout, tmp_path)
+    assert run.returncode == 2 and run.stdout == "", run.stdout + run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"unpinned: the JDK set-up chose, {gone} (in .course/java-home), can't be used any more (no such folder);"
+        f" run 'make setup' in {os.path.realpath(checkout)} to choose one again, or set JAVA_HOME to a full JDK 21"
+        " or newer."], run.stderr
+
+
+@pytest.mark.fault
+def test_doctor_on_a_stale_course_jdk_advises_set_up_not_deleting_jbang(tmp_path, monkeypatch, capsys):
+    checkout = fake_checkout(tmp_path / "course", tmp_path / "jdk-removed")
+    jdk25 = fake_jdk(tmp_path / "jdk-25", "25.0.1")
+    monkeypatch.setattr(course, "jdk_candidates", lambda: [jdk25])
+    monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setattr(course, "HOME", checkout)
+    monkeypatch.setattr(course, "STATE", checkout / ".course")
+    monkeypatch.setattr(course, "system_jbang", lambda: None)
+    assert course.doctor() == 1
+    out = capsys.readouterr().out
+    problems = [line for line in out.splitlines() if line.startswith("problem: ")]
+    assert "delete .course/jbang" not in out, out
+    assert any("jdk-removed" in p and "run make setup" in p for p in problems), out
+    assert "FAILED" in out, "the wrapper did not fail on the stale JDK: " + out
