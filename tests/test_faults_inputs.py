@@ -20,6 +20,9 @@ from conftest import HOME, jbang
 from test_chapter07 import orphaned_postgres, result_of
 from test_snippets import one_line_error
 
+sys.path.insert(0, str(HOME / "tools"))
+import course  # noqa: E402
+
 JBANG = ["bash", str(HOME / "tools" / "jbang")]
 
 
@@ -159,10 +162,10 @@ def test_two_runs_at_once_against_one_database_keep_to_their_own_rows(tmp_path, 
     runs = {}
     for who in ("a", "b"):
         (tmp_path / who).mkdir()
-        runs[who] = subprocess.Popen(
-            [*JBANG, name, *args], cwd=tmp_path / who, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            stdin=subprocess.DEVNULL, env={**os.environ, "UNPINNED_DB_URL": shared_postgres,
-                                           "UNPINNED_DB_USER": "postgres", "UNPINNED_RESULTS": str(tmp_path / who / "results")})
+        env = {**os.environ, "UNPINNED_DB_URL": shared_postgres, "UNPINNED_DB_USER": "postgres",
+               "UNPINNED_RESULTS": str(tmp_path / who / "results")}
+        runs[who] = subprocess.Popen([*JBANG, name, *args], cwd=tmp_path / who, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL, env=env)
     outputs = {}
     try:
         for who, proc in runs.items():
@@ -217,8 +220,9 @@ def test_an_unknown_jmh_parameter_is_refused_naming_the_allowed_ones(tmp_path):
 def test_a_jmh_run_whose_fork_fails_under_foe_false_exits_non_zero_and_saves_nothing(tmp_path):
     """-Xmx1k makes the forked JVM fail at start; -foe false lets JMH go on, with nothing measured."""
     report = tmp_path / "r.json"
-    run = jbang("io-bound", *JMH_TINY, "-foe", "false", "-jvmArgsAppend", "-Xmx1k", "-rf", "json", "-rff", str(report),
-                timeout=600)
+    # (-Djmh.ignoreLock: another JMH run on this machine must not decide the outcome; this one measures nothing)
+    run = jbang("-Djmh.ignoreLock=true", "io-bound", *JMH_TINY, "-foe", "false", "-jvmArgsAppend", "-Xmx1k",
+                "-rf", "json", "-rff", str(report), timeout=600)
     assert "Too small maximum heap" in run.stdout + run.stderr, "the fork did not fail as injected"
     one_line_error(run, "S01: 1 of the 1 benchmarks started produced no result", "nothing saved")
     assert run.returncode == 1
@@ -237,9 +241,6 @@ def test_a_spring_property_that_turns_the_web_server_off_is_refused_up_front(kin
 
 
 # --------------------------------------------------------------------------- the JDK: JAVA_HOME, a stale choice
-
-sys.path.insert(0, str(HOME / "tools"))
-import course  # noqa: E402
 
 
 def fake_jdk(root: Path, version: str) -> Path:
@@ -296,7 +297,7 @@ def test_the_wrapper_honours_a_java_home_given_at_run_time_or_says_why_not(tmp_p
     if given == "valid":
         assert "ran on jdk-21" in run.stdout.splitlines() and run.stderr == "", run.stdout + run.stderr
         path = next(line for line in run.stdout.splitlines() if line.startswith("PATH="))[5:].split(":")
-        assert path[0] == str(tmp_path / "jdk-25" / "bin"), "a //JAVA 25 script would not find set-up's JDK: " + str(path)
+        assert path[0] == str(tmp_path / "jdk-25" / "bin"), f"a //JAVA 25 script would not find set-up's JDK: {path}"
     else:
         assert "ran on jdk-25" in run.stdout.splitlines(), run.stdout
         assert run.stderr.strip().splitlines() == [f"unpinned: JAVA_HOME={runtime} is not used (Java 17.0.15: older"
