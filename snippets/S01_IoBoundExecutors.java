@@ -104,7 +104,7 @@ public class S01_IoBoundExecutors {
 
     public static void main(String[] args) throws Exception {
         Profile profile = Profile.announceOrExit("S01");
-        JmhArgs.runOrExit("S01", JmhArgs.defaults(profile), args, S01_IoBoundExecutors::validate);
+        JmhArgs.runOrExit("S01", S01_IoBoundExecutors.class, JmhArgs.defaults(profile), args, S01_IoBoundExecutors::validate);
     }
 }
 

@@ -149,7 +149,7 @@ public class S02_CpuBoundSha256 {
         Profile profile = Profile.announceOrExit("S02");
         List<String> defaults = new ArrayList<>(JmhArgs.defaults(profile));
         defaults.addAll(List.of("-p", "updates=" + profile.pick(50_000, 500_000)));
-        JmhArgs.runOrExit("S02", defaults, args, S02_CpuBoundSha256::validate);
+        JmhArgs.runOrExit("S02", S02_CpuBoundSha256.class, defaults, args, S02_CpuBoundSha256::validate);
     }
 }
 

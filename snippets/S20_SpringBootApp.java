@@ -94,7 +94,8 @@ public class S20_SpringBootApp {
               --server.port=N                               0 (any free port, printed) or 1..65535 (default 8080)
               --port N        the same as --server.port=N (the course's servers all take it)
               --control       read commands on standard input (stats, stop); used by the course's ServerProcess
-            It binds 127.0.0.1 only (server.address can't be changed); Actuator shares its port.""";
+            It binds 127.0.0.1 only (server.address can't be changed); Actuator shares its port. It is always a
+            servlet web server (spring.main.web-application-type can't be set).""";
 
     static final long MAX_SLEEP_MS = 60_000;
     static final int MAX_TOMCAT_THREADS = 10_000;
@@ -174,6 +175,9 @@ public class S20_SpringBootApp {
 
     static Arguments parse(String[] args) {
         SpringArgs s = SpringArgs.parse(args, DEFAULT_PORT, Set.of(), Set.of());
+        // A web server, always: another application type (none, reactive) would start without one
+        s.refuse("spring.main.web-application-type", "S20 (servlet: it is a web server)");
+        s = s.with("spring.main.web-application-type", "servlet");
         Map<String, String> properties = s.properties();
         String virtual = properties.get("spring.threads.virtual.enabled");
         if (virtual != null && !virtual.equals("true") && !virtual.equals("false")) {
@@ -239,7 +243,14 @@ public class S20_SpringBootApp {
             System.exit(1);
         }
         Environment env = context.getEnvironment();
-        int port = env.getRequiredProperty("local.server.port", Integer.class);
+        Integer port = env.getProperty("local.server.port", Integer.class);
+        if (port == null) { // a property given turned the web server off
+            context.close();
+            System.err.println("S20: Spring Boot started without a web server; leave out the properties that turn it"
+                    + " off");
+            System.exit(1);
+            return;
+        }
         boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
         int threads = env.getProperty("server.tomcat.threads.max", Integer.class, 200);
         double startSeconds = (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;

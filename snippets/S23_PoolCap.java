@@ -202,6 +202,7 @@ public class S23_PoolCap {
                                 + " --connection-timeout-ms", runs.size(), users.size(), warmupS, durationS, slowS,
                         timeoutMs / 1e3, queued, totalS));
             }
+            Database.checkUrl();
             Results.checkDir();
             return new Options(users, pool, queryMs, timeoutMs, runs, warmupS, durationS);
         } catch (IllegalArgumentException | IllegalStateException e) {

@@ -108,7 +108,9 @@ public class S24_ParallelWrites {
     static final String ID = "s24-parallel-writes";
     static final List<String> MODES = List.of("virtual", "fixed-leak", "fixed-closed");
     static final int PARTS = 3;
-    static final String INSERT = "INSERT INTO s24_rows (request_id, part, payload) VALUES (?, ?, ?)";
+    /** This run's own table: another run against the same database writes to one of its own. */
+    static final String TABLE = Database.runTable("s24_rows");
+    static final String INSERT = "INSERT INTO " + TABLE + " (request_id, part, payload) VALUES (?, ?, ?)";
     /** The post's figures (data/published/vt-jdk25-jpa-blog.csv; MacBook M4 Pro, MySQL in Docker, Spring Boot). */
     static final Map<String, double[]> PUBLISHED = Map.of( // req/s, live threads, process CPU s, heap used MB
             "virtual", new double[] {210, 38, 10.8, 195},
@@ -156,6 +158,7 @@ public class S24_ParallelWrites {
             int connections = cli.intValue("--connections", 100, 1, Database.MAX_POOL);
             int poolThreads = cli.intValue("--pool-threads", 100, 1, 1_000);
             int maxThreads = cli.intValue("--max-threads", 10_000, 100, 30_000);
+            Database.checkUrl();
             Results.checkDir();
             return new Options(mode, users, duration, warmup, connections, poolThreads, maxThreads);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -254,9 +257,17 @@ public class S24_ParallelWrites {
     }
 
     /** What a closed-loop run measured. */
-    record Load(long completed, long started, long errors, Map<String, Long> errorKinds, double seconds,
-                long[] latenciesNanos, String stoppedBy, double machineBusySeconds, double cpuSeconds,
-                double serverCpuSeconds) {}
+    record Load(long completed, long started, long succeeded, long errors, Map<String, Long> errorKinds,
+                double seconds, long[] latenciesNanos, String stoppedBy, double machineBusySeconds, double cpuSeconds,
+                double serverCpuSeconds) {
+        /** A run with failed requests is no measurement: it ends the run, which then saves nothing. */
+        void requireNoErrors(String when) {
+            if (errors > 0) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "%,d of %,d requests failed %s (%s)",
+                        errors, started, when, errorKinds));
+            }
+        }
+    }
 
     static Map<String, Object> measure(Options o) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -266,34 +277,45 @@ public class S24_ParallelWrites {
         try (Database db = Database.start(System.out)) {
             System.out.println("database: " + db.kind() + ", " + db.version());
             HikariDataSource pool = db.pool("s24", o.connections(), Duration.ofSeconds(10));
-            createTable(pool);
-            long serverPid = db.serverPid().orElse(-1);
-            double insertMs = singleInsertMs(pool);
-            System.out.printf(Locale.ROOT, "one insert alone, on one connection: %.3f ms%n", insertMs);
-            AtomicLong ids = new AtomicLong(1_000_000);
-            if (o.warmupS() > 0) {
-                Protocol.progress(String.format(Locale.ROOT, "warm-up %s s on a virtual-thread executor",
-                        plain(o.warmupS())));
-                Load w = closedLoop("virtual", o, pool, ids, o.warmupS(), Integer.MAX_VALUE, serverPid);
-                if (w.completed() == 0) throw new IllegalStateException("no request succeeded in the warm-up: "
-                        + w.errorKinds());
+            try {
+                createTable(pool);
+                return measure(o, db, pool, threads);
+            } finally {
+                Database.dropTable(pool, TABLE);
             }
-            long rowsBefore = countRows(pool);
-            int baselineThreads = threads.getThreadCount();
-            threads.resetPeakThreadCount();
-            double cpuBefore = ProcessStats.cpuNanos() / 1e9; // (since the JVM started, as the post's Actuator)
-            Protocol.progress(String.format(Locale.ROOT, "measuring %s s, mode %s", plain(o.durationS()), o.mode()));
-            Load load = closedLoop(o.mode(), o, pool, ids, o.durationS(), o.maxThreads(), serverPid);
-            int live = threads.getThreadCount(), peak = threads.getPeakThreadCount();
-            double processCpu = ProcessStats.cpuNanos() / 1e9;
-            double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
-            long rows = countRows(pool) - rowsBefore;
-            if (load.completed() == 0) {
-                throw new IllegalStateException("no request succeeded in the window: " + load.errorKinds());
-            }
-            return report(o, db, insertMs, load, baselineThreads, live, peak, processCpu, processCpu - cpuBefore,
-                    heapMb, rows);
         }
+    }
+
+    /** The measurement proper, on this run's table. */
+    static Map<String, Object> measure(Options o, Database db, HikariDataSource pool, ThreadMXBean threads) {
+        long serverPid = db.serverPid().orElse(-1);
+        double insertMs = singleInsertMs(pool);
+        System.out.printf(Locale.ROOT, "one insert alone, on one connection: %.3f ms%n", insertMs);
+        AtomicLong ids = new AtomicLong(1_000_000);
+        if (o.warmupS() > 0) {
+            Protocol.progress(String.format(Locale.ROOT, "warm-up %s s on a virtual-thread executor",
+                    plain(o.warmupS())));
+            Load w = closedLoop("virtual", o, pool, ids, o.warmupS(), Integer.MAX_VALUE, serverPid);
+            w.requireNoErrors("in the warm-up");
+        }
+        long rowsBefore = countRows(pool);
+        int baselineThreads = threads.getThreadCount();
+        threads.resetPeakThreadCount();
+        double cpuBefore = ProcessStats.cpuNanos() / 1e9; // (since the JVM started, as the post's Actuator)
+        Protocol.progress(String.format(Locale.ROOT, "measuring %s s, mode %s", plain(o.durationS()), o.mode()));
+        Load load = closedLoop(o.mode(), o, pool, ids, o.durationS(), o.maxThreads(), serverPid);
+        int live = threads.getThreadCount(), peak = threads.getPeakThreadCount();
+        double processCpu = ProcessStats.cpuNanos() / 1e9;
+        double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
+        long rows = countRows(pool) - rowsBefore;
+        load.requireNoErrors("in the window");
+        if (load.completed() == 0) throw new IllegalStateException("no request ended inside the window");
+        if (rows != PARTS * load.succeeded()) { // also the requests that ended after the window
+            throw new IllegalStateException(String.format(Locale.ROOT, "the table holds %,d new rows, but %,d"
+                    + " requests x %d inserts succeeded", rows, load.succeeded(), PARTS));
+        }
+        return report(o, db, insertMs, load, baselineThreads, live, peak, processCpu, processCpu - cpuBefore,
+                heapMb, rows);
     }
 
     static Map<String, Object> report(Options o, Database db, double insertMs, Load load, int baselineThreads,
@@ -312,7 +334,7 @@ public class S24_ParallelWrites {
         double cpuBound = cpuPerRequestMs > 0 ? (cores - otherCores) / (cpuPerRequestMs / 1_000) : Double.NaN;
         double bound = Double.isNaN(cpuBound) ? connectionBound : Math.min(connectionBound, cpuBound);
         System.out.printf(Locale.ROOT, "%s: %,.1f req/s (%,d requests in %.2f s, %d users), mean %.1f ms, p99 %.1f"
-                        + " ms, %,d errors; %,d rows written in the window%n", o.mode(), throughput, load.completed(),
+                        + " ms, %,d errors; %,d rows written (3 per request)%n", o.mode(), throughput, load.completed(),
                 load.seconds(), o.users(), mean, p99, load.errors(), rows);
         if (!load.errorKinds().isEmpty()) System.out.println("  errors: " + load.errorKinds());
         System.out.printf(Locale.ROOT, "  right after: %,d live platform threads (%,d before the window, peak %,d);"
@@ -370,7 +392,7 @@ public class S24_ParallelWrites {
                            long serverPid) {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         AtomicBoolean stop = new AtomicBoolean();
-        AtomicLong started = new AtomicLong(), errors = new AtomicLong();
+        AtomicLong started = new AtomicLong(), succeeded = new AtomicLong(), errors = new AtomicLong();
         Map<String, Long> errorKinds = new TreeMap<>();
         List<long[]> perUser = new ArrayList<>();
         List<Thread> users = new ArrayList<>();
@@ -392,13 +414,13 @@ public class S24_ParallelWrites {
                         try {
                             request(mode, o.poolThreads(), db, ids.incrementAndGet());
                         } catch (RuntimeException | OutOfMemoryError e) {
-                            if (stop.get()) break;
-                            errors.incrementAndGet();
+                            errors.incrementAndGet(); // also after the window: the run then fails
                             synchronized (errorKinds) {
                                 errorKinds.merge(oneLine(e), 1L, Long::sum);
                             }
                             continue;
                         }
+                        succeeded.incrementAndGet();
                         long r1 = System.nanoTime();
                         if (stop.get()) break; // ended after the window: not counted
                         long[] mine = perUser.get(me);
@@ -444,14 +466,13 @@ public class S24_ParallelWrites {
             System.arraycopy(perUser.get(u), 0, all, at, (int) counts[u]);
             at += (int) counts[u];
         }
-        return new Load(total, started.get(), errors.get(), errorKinds, (stopAt - t0) / 1e9, all, stoppedBy,
-                busy1 - busy0, cpu1 - cpu0, server1 - server0);
+        return new Load(total, started.get(), succeeded.get(), errors.get(), errorKinds, (stopAt - t0) / 1e9, all,
+                stoppedBy, busy1 - busy0, cpu1 - cpu0, server1 - server0);
     }
 
     static void createTable(DataSource db) {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS s24_rows"); // a fresh table each run (your own database keeps it)
-            s.execute("CREATE TABLE s24_rows (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
+            s.execute("CREATE TABLE " + TABLE + " (id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,"
                     + " request_id BIGINT NOT NULL, part INT NOT NULL, payload VARCHAR(100) NOT NULL)");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the table: " + oneLine(e), e);
@@ -460,7 +481,7 @@ public class S24_ParallelWrites {
 
     static long countRows(DataSource db) {
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT count(*) FROM s24_rows")) {
+             ResultSet r = s.executeQuery("SELECT count(*) FROM " + TABLE)) {
             r.next();
             return r.getLong(1);
         } catch (SQLException e) {

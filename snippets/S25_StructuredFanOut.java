@@ -105,6 +105,9 @@ public class S25_StructuredFanOut {
             + " scope.join().throwIfFailed(); JDK 25: StructuredTaskScope.open() with Joiners, which this snippet"
             + " uses; JDK 26 changes the Joiners again), and classes compiled with --enable-preview run only on the"
             + " JDK that compiled them; run it on the course JDK 25";
+    /** This run's own table: another run against the same database uses one of its own. */
+    static final String TABLE = Database.runTable("s25_rows");
+    static final String INSERT = "INSERT INTO " + TABLE + " (id, request_id, part) VALUES (?, ?, ?)";
     /** The key every request's failing insert tries to take: a row with it is there before any request. */
     static final long TAKEN_ID = 1;
 
@@ -169,6 +172,7 @@ public class S25_StructuredFanOut {
             String impl = cli.oneOf("--impl", "all", allowed);
             int slowMs = cli.intValue("--slow-ms", profile.pick(1_000, 2_000), 100, 10_000);
             int repeat = cli.intValue("--repeat", profile.pick(2, 5), 1, 20);
+            Database.checkUrl();
             Results.checkDir();
             return new Options(impl.equals("all") ? IMPLS : List.of(impl), slowMs, repeat);
         } catch (IllegalArgumentException | IllegalStateException e) {
@@ -184,19 +188,23 @@ public class S25_StructuredFanOut {
              ExecutorService shared = Executors.newVirtualThreadPerTaskExecutor()) { // futures-cancel's executor
             System.out.println("database: " + db.kind() + ", " + db.version());
             HikariDataSource pool = db.pool("s25", 12, Duration.ofSeconds(5));
-            createTable(pool);
-            AtomicLong ids = new AtomicLong(1_000), requestIds = new AtomicLong();
-            warmUp(pool, ids);
             Map<String, Object> impls = new LinkedHashMap<>();
-            for (String impl : o.impls()) {
-                Protocol.progress(impl + ": a warm-up request (100 ms sleeps, not counted)");
-                request(impl, 100, pool, shared, ids, requestIds.incrementAndGet()); // class loading, the JIT
-                List<Request> requests = new ArrayList<>();
-                for (int i = 0; i < o.repeat(); i++) {
-                    Protocol.progress(String.format(Locale.ROOT, "%s: request %d of %d", impl, i + 1, o.repeat()));
-                    requests.add(request(impl, o.slowMs(), pool, shared, ids, requestIds.incrementAndGet()));
+            try {
+                createTable(pool);
+                AtomicLong ids = new AtomicLong(1_000), requestIds = new AtomicLong();
+                warmUp(pool, ids);
+                for (String impl : o.impls()) {
+                    Protocol.progress(impl + ": a warm-up request (100 ms sleeps, not counted)");
+                    request(impl, 100, pool, shared, ids, requestIds.incrementAndGet()); // class loading, the JIT
+                    List<Request> requests = new ArrayList<>();
+                    for (int i = 0; i < o.repeat(); i++) {
+                        Protocol.progress(String.format(Locale.ROOT, "%s: request %d of %d", impl, i + 1, o.repeat()));
+                        requests.add(request(impl, o.slowMs(), pool, shared, ids, requestIds.incrementAndGet()));
+                    }
+                    impls.put(impl, summarise(impl, o.slowMs(), requests));
                 }
-                impls.put(impl, summarise(impl, o.slowMs(), requests));
+            } finally {
+                Database.dropTable(pool, TABLE);
             }
             data.put("slowMs", o.slowMs());
             data.put("repeat", o.repeat());
@@ -289,7 +297,34 @@ public class S25_StructuredFanOut {
             // the server's backend may still be in pg_sleep: its transaction can only roll back, but count after it
             Thread.sleep(slowMs);
         }
-        return new Request(elapsedMs, error, atAnswer, fates, states, countRows(db, requestId));
+        long rows = countRows(db, requestId);
+        requireOnlyTheDuplicateKey(impl, fates, rows);
+        return new Request(elapsedMs, error, atAnswer, fates, states, rows);
+    }
+
+    /**
+     * The one error the experiment expects is the failing insert's duplicate key. Any other (a sibling that failed
+     * rather than being interrupted) ends the run, which then saves nothing; so do rows that contradict what the
+     * siblings said they did (a sibling that wrote left its row; no more than the two siblings' rows).
+     */
+    static void requireOnlyTheDuplicateKey(String impl, List<Fate> fates, long rows) {
+        Fate failing = fates.get(0);
+        if (!failing.fate.equals("failed") || !failing.where.startsWith("SQLState 23505")) {
+            throw new IllegalStateException(impl + ": the failing insert ended '" + failing.fate + "' ("
+                    + failing.where + "), not with the duplicate key it was meant to hit");
+        }
+        long written = 0;
+        for (Fate f : fates.subList(1, 3)) {
+            if (f.fate.equals("failed")) {
+                throw new IllegalStateException(impl + ": " + f.part + " failed in " + f.where + ", an error the"
+                        + " experiment did not expect");
+            }
+            if (f.fate.equals("written")) written++;
+        }
+        if (rows < written || rows > 2) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "%s: the table holds %d rows of the request,"
+                    + " but %d of its 2 siblings said they wrote one", impl, rows, written));
+        }
     }
 
     // ---- the inserts -------------------------------------------------------------------------------------------
@@ -298,9 +333,10 @@ public class S25_StructuredFanOut {
     static int failingInsert(DataSource db, long requestId, Fate fate, long t0) throws SQLException {
         fate.start();
         try (Connection c = db.getConnection();
-             PreparedStatement ps = c.prepareStatement("INSERT INTO s25_rows (id, request_id, part) VALUES (?, ?, 1)")) {
+             PreparedStatement ps = c.prepareStatement(INSERT)) {
             ps.setLong(1, TAKEN_ID);
             ps.setLong(2, requestId);
+            ps.setInt(3, 1);
             int n = ps.executeUpdate();
             fate.end("written", "commit", t0); // never: the key is taken
             return n;
@@ -324,7 +360,7 @@ public class S25_StructuredFanOut {
             }
             where = "the insert";
             int n;
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO s25_rows (id, request_id, part) VALUES (?, ?, ?)")) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT)) {
                 ps.setLong(1, id);
                 ps.setLong(2, requestId);
                 ps.setInt(3, part);
@@ -374,10 +410,9 @@ public class S25_StructuredFanOut {
 
     static void createTable(DataSource db) {
         try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS s25_rows"); // a fresh table each run (your own database keeps it)
-            s.execute("CREATE TABLE s25_rows (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL,"
+            s.execute("CREATE TABLE " + TABLE + " (id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL,"
                     + " part INT NOT NULL)");
-            s.execute("INSERT INTO s25_rows (id, request_id, part) VALUES (" + TAKEN_ID + ", 0, 0)");
+            s.execute("INSERT INTO " + TABLE + " (id, request_id, part) VALUES (" + TAKEN_ID + ", 0, 0)");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the table: " + oneLine(e), e);
         }
@@ -387,10 +422,12 @@ public class S25_StructuredFanOut {
     static void warmUp(DataSource db, AtomicLong ids) {
         try (Connection c = db.getConnection();
              PreparedStatement sleep = c.prepareStatement("SELECT pg_sleep(0.001)");
-             PreparedStatement ps = c.prepareStatement("INSERT INTO s25_rows (id, request_id, part) VALUES (?, 0, 0)")) {
+             PreparedStatement ps = c.prepareStatement(INSERT)) {
             for (int i = 0; i < 20; i++) {
                 sleep.execute();
                 ps.setLong(1, ids.incrementAndGet());
+                ps.setLong(2, 0);
+                ps.setInt(3, 0);
                 ps.executeUpdate();
             }
         } catch (SQLException e) {
@@ -400,7 +437,7 @@ public class S25_StructuredFanOut {
 
     static long countRows(DataSource db, long requestId) {
         try (Connection c = db.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM s25_rows WHERE request_id = ?")) {
+             PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + TABLE + " WHERE request_id = ?")) {
             ps.setLong(1, requestId);
             try (ResultSet r = ps.executeQuery()) {
                 r.next();

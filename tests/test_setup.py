@@ -20,6 +20,7 @@ def fake_jdk(root, version: str, javac: bool = True):
     (root / "bin" / "java").write_text("#!/bin/sh\n")
     if javac:
         (root / "bin" / "javac").write_text("#!/bin/sh\n")
+        (root / "bin" / "jshell").write_text("#!/bin/sh\n")
     (root / "release").write_text(f'JAVA_VERSION="{version}"\n')
     return root
 
@@ -202,6 +203,7 @@ def fake_checkout(root, java_feature="25", java_exit=0):
     import shutil
     (root / "tools").mkdir(parents=True)
     shutil.copy2(HOME / "tools" / "jbang", root / "tools" / "jbang")
+    shutil.copy2(HOME / "tools" / "course.py", root / "tools" / "course.py")  # the JDK check tools/jbang makes
     shutil.copy2(HOME / "jbang-catalog.json", root / "jbang-catalog.json")
     jdk = fake_jdk(root / "jdk", f"{java_feature}.0.1")
     (jdk / "bin" / "java").write_text(
@@ -372,7 +374,7 @@ def test_the_wrapper_keeps_jbang_downloads_in_the_checkout(tmp_path, mode):
         jdk = Path((checkout / ".course" / "java-home").read_text())
         (checkout / ".course" / "jbang-mode").write_text(str(jdk / "bin" / "java"))  # prints like the fake JDK
     run = subprocess.run(["bash", str(checkout / "tools" / "jbang"), "version"], capture_output=True, text=True,
-                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if not k.startswith(("JBANG", "UNPINNED"))})
+                         cwd=tmp_path, env={k: v for k, v in os.environ.items() if not k.startswith(("JBANG", "UNPINNED", "JAVA_HOME"))})
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     state = os.path.realpath(checkout / ".course")
@@ -388,8 +390,9 @@ def test_make_clean_removes_the_checkouts_downloads():
 # --------------------------------------------------------------------------- the wrapper's argument rewriting
 
 def wrapper_args(checkout, *args, cwd=None):
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "UNPINNED_JAVA_HOME")}  # the checkout's JDK
     run = subprocess.run(["bash", str(checkout / "tools" / "jbang"), *args], capture_output=True, text=True,
-                         cwd=cwd or checkout, env={**os.environ, "UNPINNED_JBANG_DRYRUN": "1"})
+                         cwd=cwd or checkout, env={**env, "UNPINNED_JBANG_DRYRUN": "1"})
     assert run.returncode == 0, run.stderr
     return run.stdout.splitlines()
 

@@ -142,6 +142,8 @@ def check_jdk(home: Path) -> tuple[int, str]:
         raise JdkRefused(f"Java {text}: older than {MIN_JAVA}")
     if not ((home / "bin" / "javac").exists() or (home / "bin" / "javac.exe").exists()):
         raise JdkRefused(f"Java {text}: runtime only, no javac")
+    if not ((home / "bin" / "jshell").exists() or (home / "bin" / "jshell.exe").exists()):
+        raise JdkRefused(f"Java {text}: no jshell, which the course kernel runs on")
     return feature, text
 
 
@@ -185,23 +187,13 @@ def survey_jdks() -> tuple[list[tuple[Path, int, str]], list[tuple[Path, str]]]:
     return usable, refused
 
 
-def java_home_refusal() -> str | None:
-    """Why an explicit JAVA_HOME cannot be used (for a warning that names it), or None."""
-    value = os.environ.get("JAVA_HOME")
-    if not value:
-        return None
-    try:
-        check_jdk(Path(value))
-    except JdkRefused as why:
-        return f"JAVA_HOME={value} is not used ({why})"
-    return None
-
-
 def choose_jdk() -> tuple[Path, str, list[str]]:
-    """The course JDK, its version, and warnings about an explicit JAVA_HOME that was passed over.
+    """The course JDK, its version, and one-line warnings: an explicit JAVA_HOME passed over (and why), or a newer
+    JDK that an explicit JAVA_HOME keeps out (and how to take it).
 
     UNPINNED_JAVA_HOME wins when set, and is an error when unusable: the learner asked for exactly that one.
-    Otherwise the newest full JDK >= 21 of all candidates (JAVA_HOME, PATH, the usual install folders).
+    Then JAVA_HOME, when it names a full JDK >= 21: the learner's shell chose it already. Otherwise the newest full
+    JDK >= 21 of all candidates (PATH, the usual install folders).
     """
     pinned = os.environ.get("UNPINNED_JAVA_HOME")
     if pinned:
@@ -212,7 +204,18 @@ def choose_jdk() -> tuple[Path, str, list[str]]:
                              f"{MIN_JAVA} or newer, or unset it.") from None
         return Path(os.path.realpath(pinned)), text, []
     usable, refused = survey_jdks()
-    java_home = java_home_refusal()
+    explicit, java_home = os.environ.get("JAVA_HOME"), None  # java_home: why an explicit JAVA_HOME is not used
+    if explicit:
+        try:
+            feature, text = check_jdk(Path(explicit))
+        except JdkRefused as why:
+            java_home = f"JAVA_HOME={explicit} is not used ({why})"
+        else:
+            newest = max(usable, key=lambda u: u[1], default=None)
+            newer = newest is not None and newest[1] > feature
+            return Path(os.path.realpath(explicit)), text, [
+                f"using JAVA_HOME={explicit} (Java {text}); a newer JDK is at {newest[0]} (Java {newest[2]}):"
+                f" set UNPINNED_JAVA_HOME={newest[0]} to use that one"] if newer else []
     if not usable:
         found = "\n  ".join(f"{home} ({why})" for home, why in refused) or "no JDK at all"
         raise SetupError(
@@ -220,9 +223,24 @@ def choose_jdk() -> tuple[Path, str, list[str]]:
             + f"The course needs a full JDK {MIN_JAVA} or newer (25 recommended); found:\n  {found}\n"
             "Install one (e.g. Temurin 25 from your package manager or `sdk install java 25-tem`),"
             " then set JAVA_HOME (or UNPINNED_JAVA_HOME) to it and run the command again.")
-    home, _, text = max(usable, key=lambda u: u[1])  # max keeps the first of equals: JAVA_HOME before the rest
+    home, _, text = max(usable, key=lambda u: u[1])
     warnings = [f"{java_home}; using {home} (Java {text}) instead"] if java_home else []
     return home, text, warnings
+
+
+def recorded_jdk_problem() -> str | None:
+    """What is wrong with the JDK set-up recorded in .course/java-home (tools/jbang runs on it unless told
+    otherwise), or None, also before set-up has run."""
+    recorded = STATE / "java-home"
+    if not recorded.is_file():
+        return None
+    home = recorded.read_text().strip()
+    try:
+        check_jdk(Path(home))
+    except JdkRefused as why:
+        return (f"the JDK set-up chose, {home} (in .course/java-home), can't be used any more ({why}); run make setup"
+                " to choose one again")
+    return None
 
 
 def find_jdk() -> tuple[Path, str]:
@@ -874,6 +892,9 @@ def doctor() -> int:
         course_feature = (java_version(home) or (None,))[0]
     except SetupError as e:
         rows.append(("jdk", "MISSING")); problems.append(str(e))
+    recorded = recorded_jdk_problem()
+    if recorded:
+        rows.append(("set-up's jdk", f"GONE: {(STATE / 'java-home').read_text().strip()}")); problems.append(recorded)
     usable, refused = survey_jdks()
     rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
     rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
@@ -893,7 +914,7 @@ def doctor() -> int:
         works, said = jbang_version()
         where = f"installed: {system_jbang()}" if system_jbang() else "course copy in .course/jbang"
         rows.append(("jbang", f"{said} ({where})" if works else f"FAILED ({where})"))
-        if not works:
+        if not works and not recorded:  # (with set-up's JDK gone, that problem above is the cause)
             fix = ("check the installed jbang, or use the course's own: UNPINNED_OWN_JBANG=1 make setup"
                    if system_jbang() else "delete .course/jbang, then run make setup again")
             problems.append(f"jbang: {said}; {fix}")
@@ -999,6 +1020,8 @@ def stop() -> int:
 
 def course_env() -> dict:
     env = dict(os.environ)
+    if (STATE / "java-home").is_file():  # set-up's choice, which tools/jbang then takes without a word
+        env["JAVA_HOME"] = (STATE / "java-home").read_text().strip()
     env["UNPINNED_PROFILE"] = profile()
     env["UNPINNED_HOME"] = str(HOME)
     return env

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +25,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.HashSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -173,5 +178,88 @@ class DatabaseTest {
                 Map.of(Database.URL_ENV, "jdbc:postgresql://127.0.0.1:9/none")::get, true));
         assertTrue(s.getMessage().startsWith("cannot connect to UNPINNED_DB_URL"), s.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Database.start(null));
+    }
+
+    @Test
+    void everyHostTheDriverWouldReachMustBeOnLoopback() throws Exception {
+        for (String ok : List.of("jdbc:postgresql://127.0.0.1:5432/postgres", "jdbc:postgresql://localhost/x",
+                "jdbc:postgresql://[::1]:5432/x", "jdbc:postgresql://127.0.0.1:1,localhost:2,127.0.0.2:3/x",
+                "jdbc:postgresql://127.0.0.1/x?PGHOST=localhost&localSocketAddress=127.0.0.1&sslmode=disable")) {
+            Database.checkUrl(ok, "me", "secret");
+        }
+        Map<String, String> refused = Map.of(
+                "jdbc:postgresql://127.0.0.1:1,otherhost:5432/postgres", "host 'otherhost'",
+                "jdbc:postgresql://127.0.0.1:5432/postgres?PGHOST=otherhost", "host 'otherhost'",
+                "jdbc:postgresql://localhost/postgres?host=10.0.0.7", "host '10.0.0.7'",
+                "jdbc:postgresql:///postgres", "host ''",
+                "jdbc:postgresql://127.0.0.1/x?localSocketAddress=10.0.0.7", "localSocketAddress '10.0.0.7'",
+                "jdbc:postgresql://127.0.0.1/x?socketFactory=a.B&socketFactoryArg=otherhost:1080", "must not set socketFactory",
+                "jdbc:postgresql://127.0.0.1/x?sslfactory=a.B", "must not set sslfactory");
+        refused.forEach((url, says) -> {
+            var e = assertThrows(IllegalArgumentException.class, () -> Database.checkUrl(url, null, null), url);
+            assertTrue(e.getMessage().startsWith("UNPINNED_DB_URL must") && e.getMessage().contains(says)
+                    && !e.getMessage().contains("\n"), e.getMessage());
+        });
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> Database.checkUrl("jdbc:postgresql://127.0.0.1/x?service=no-such-service", null, null));
+        assertTrue(e.getMessage().startsWith("UNPINNED_DB_URL is not a URL the PostgreSQL driver accepts"), e.getMessage());
+
+        // refused before any connection: the loopback host listed first is never contacted
+        try (ServerSocket first = new ServerSocket(0, 10, InetAddress.getLoopbackAddress())) {
+            first.setSoTimeout(300);
+            for (String url : List.of("jdbc:postgresql://127.0.0.1:" + first.getLocalPort() + ",otherhost:5432/postgres",
+                    "jdbc:postgresql://127.0.0.1:" + first.getLocalPort() + "/postgres?PGHOST=otherhost")) {
+                var r = assertThrows(IllegalArgumentException.class,
+                        () -> Database.start(out(), Map.of(Database.URL_ENV, url)::get, false));
+                assertTrue(r.getMessage().contains("host 'otherhost'"), r.getMessage());
+            }
+            assertThrows(SocketTimeoutException.class, first::accept, "the driver connected before the refusal");
+        }
+    }
+
+    @Test
+    void eachRunGetsATableOfItsOwnAndDropsIt() throws Exception {
+        Set<String> names = new HashSet<>();
+        for (int i = 0; i < 100; i++) {
+            String t = Database.runTable("s24_rows");
+            assertTrue(t.matches("s24_rows_" + ProcessHandle.current().pid() + "_[a-z0-9]+") && t.length() <= 63, t);
+            names.add(t);
+        }
+        assertEquals(100, names.size(), "names repeat");
+        var e = assertThrows(IllegalArgumentException.class, () -> Database.runTable("Rows; DROP"));
+        assertTrue(e.getMessage().startsWith("a table prefix must be"), e.getMessage());
+        try (Database db = Database.start(out(), k -> null, false)) {
+            HikariDataSource pool = db.pool("tables", 1, Duration.ofSeconds(1));
+            String table = Database.runTable("t");
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE " + table + " (id INT)");
+            }
+            assertTrue(Database.dropTable(pool, table));
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                assertThrows(SQLException.class, () -> s.executeQuery("SELECT count(*) FROM " + table));
+            }
+        }
+    }
+
+    @Test
+    void leftoversAreTidiedOnlyForThisCheckoutAndOnlyWhenTheirJvmHasEnded(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        String dead = Long.toString(gone.pid()), alive = Long.toString(ProcessHandle.current().pid());
+        Path ours = leftover(tmp, "ours", dead, "/course/a"), other = leftover(tmp, "other", dead, "/course/b"),
+                running = leftover(tmp, "running", alive, "/course/a"), older = leftover(tmp, "older", dead, null);
+        Database.removeLeftovers(tmp, "/course/a");
+        assertFalse(Files.exists(ours), "this checkout's leftover was left");
+        assertTrue(Files.exists(other), "another checkout's folder was removed");
+        assertTrue(Files.exists(running), "a running JVM's folder was removed");
+        assertTrue(Files.exists(older), "a folder of unknown checkout was removed");
+    }
+
+    static Path leftover(Path tmp, String name, String ownerPid, String checkout) throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve(Database.TEMP_PREFIX + name).resolve("data")).getParent();
+        Files.writeString(dir.resolve("owner.pid"), ownerPid);
+        if (checkout != null) Files.writeString(dir.resolve(Database.OWNER_HOME), checkout);
+        return dir;
     }
 }

@@ -150,6 +150,39 @@ class JmhTest {
                 "a benchmark that throws must fail the run");
     }
 
+    /** A benchmark's shape: parameters on the class itself, in a state class, and inherited. */
+    static class Base {
+        @org.openjdk.jmh.annotations.Param("1")
+        public int inherited;
+    }
+
+    static class Bench extends Base {
+        @org.openjdk.jmh.annotations.Param({"a", "b"})
+        public String executor;
+
+        static class Batch {
+            @org.openjdk.jmh.annotations.Param("500")
+            public int tasks;
+        }
+    }
+
+    @Test
+    void onlyTheBenchmarksOwnParametersAreAcceptedAndTheUsageNamesThem() {
+        List<String> defaults = List.of("-f", "1", "-p", "tasks=50", "-foe", "true");
+        Map<String, List<String>> known = JmhArgs.parameters(Bench.class, defaults);
+        assertEquals(Map.of("executor", List.of("a", "b"), "tasks", List.of("50"), "inherited", List.of("1")), known,
+                "a -p in the snippet's defaults replaces the annotation's value");
+        JmhArgs.requireKnown(JmhArgs.params("-p", "tasks=4", "-p", "executor=a"), known.keySet());
+        assertMessage("-p task is not a parameter of this benchmark; its parameters: executor, inherited, tasks",
+                () -> JmhArgs.requireKnown(JmhArgs.params("-p", "task=5"), known.keySet()));
+        String usage = JmhArgs.usage("S99", Bench.class, defaults);
+        assertTrue(usage.startsWith("usage: S99 [-p name=value[,value...]]...") && usage.contains("    executor = a,b\n")
+                && usage.contains("    tasks = 50\n") && usage.contains("yours win, flag by flag): -f 1 -foe true\n"), usage);
+        assertArrayEquals(new String[] {"-f", "1", "S01.*"},
+                JmhArgs.withoutReport(new String[] {"-f", "1", "-rf", "json", "-rff", "x.json", "S01.*"}));
+        assertTrue(JmhArgs.HELP.containsAll(List.of("-h", "--help")));
+    }
+
     @Test
     void progressShowsOneLinePerBenchmarkAndCountsWhatStarted() {
         Jmh.Progress p = new Jmh.Progress();

@@ -67,12 +67,14 @@ public final class Database implements AutoCloseable {
     /** HikariCP refuses a connection timeout under 250 ms. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(250), MAX_TIMEOUT = Duration.ofMinutes(10);
     static final String TEMP_PREFIX = "unpinned-pg-";
+    /** In a server's folder beside owner.pid: the checkout that made it ({@link #checkout()}). */
+    static final String OWNER_HOME = "owner.home";
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
 
     private final String kind, version, jdbcUrl, user, password, driver;
     private final int capacity; // connections all pools together may hold (Integer.MAX_VALUE: no limit known)
     private final EmbeddedPostgres embedded; // postgresql-embedded only
-    private final Path root;                 // its temporary folder (data/, postgres.log, owner.pid)
+    private final Path root;                 // its temporary folder (data/, postgres.log, owner.pid, owner.home)
     private final long serverPid;            // its postmaster, or -1
     private final Connection h2Keeper;       // h2 only: keeps the in-memory database alive until close
     private final Thread hook;
@@ -190,6 +192,34 @@ public final class Database implements AutoCloseable {
         return ds;
     }
 
+    private static final java.security.SecureRandom TABLE_SUFFIX = new java.security.SecureRandom();
+
+    /**
+     * A table name of its own for one run, {@code <prefix>_<pid>_<random>}: two runs against one database (your own
+     * PostgreSQL, two terminals) never drop or fill each other's table. Drop it with {@link #dropTable} in finally.
+     */
+    public static String runTable(String prefix) {
+        if (prefix == null || !prefix.matches("[a-z][a-z0-9_]{0,30}")) {
+            throw new IllegalArgumentException("a table prefix must be 1 to 31 lower-case letters, digits or '_',"
+                    + " starting with a letter; got " + (prefix == null ? "null" : "'" + prefix + "'"));
+        }
+        return prefix + "_" + ProcessHandle.current().pid() + "_"
+                + Long.toString(TABLE_SUFFIX.nextLong() & Long.MAX_VALUE, 36);
+    }
+
+    /** Drops a run's table ({@link #runTable}); false if it could not (the database is gone already, say). */
+    public static boolean dropTable(javax.sql.DataSource db, String table) {
+        if (table == null || !table.matches("[a-z][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("not a table of runTable(): " + table);
+        }
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + table);
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** Refuses a pool that would take the database past the connections it accepts. */
     static void checkCapacity(int capacity, int open, int size) {
         if ((long) open + size > capacity) {
@@ -261,7 +291,7 @@ public final class Database implements AutoCloseable {
                 } catch (IOException | RuntimeException e) {
                     // the checks below
                 }
-                stopProcess(serverPid);
+                stopProcess(serverPid, root.resolve("data"));
                 deleteTree(root);
             }
             if (hook != null && Thread.currentThread() != hook) {
@@ -306,20 +336,70 @@ public final class Database implements AutoCloseable {
 
     // ---- the three kinds ------------------------------------------------------------------------------------------
 
-    private static Database external(String url, String user, String password) {
+    /**
+     * Refuses a bad {@code UNPINNED_DB_URL} in one line, before anything starts and without connecting: the
+     * snippets call it while they check their arguments. Nothing happens when it is unset (the embedded server).
+     */
+    public static void checkUrl() {
+        String url = System.getenv(URL_ENV);
+        if (url != null && !url.isBlank()) checkUrl(url.strip(), System.getenv(USER_ENV), System.getenv(PASSWORD_ENV));
+    }
+
+    /** Properties that pick the code opening (or wrapping) the connection's socket, and so where it goes. */
+    static final List<String> SOCKET_CHOOSERS =
+            List.of("socketFactory", "socketFactoryArg", "sslfactory", "sslfactoryarg");
+
+    /**
+     * The URL as the driver will read it (its own parser: every host of a host list, {@code ?PGHOST=} or
+     * {@code ?host=} in place of the URL's host, a pg_service.conf entry) must keep the traffic on loopback: every
+     * host and the local address literally this machine's, and no socket factory of the URL's choosing.
+     */
+    static Properties checkUrl(String url, String user, String password) {
         if (!url.startsWith("jdbc:postgresql://")) {
             throw new IllegalArgumentException(URL_ENV + " must be a jdbc:postgresql:// URL (e.g."
                     + " jdbc:postgresql://127.0.0.1:5432/postgres, with " + USER_ENV + " and " + PASSWORD_ENV + "); got '"
                     + url + "'");
         }
-        String host = url.substring("jdbc:postgresql://".length()).split("[:/?]", 2)[0];
-        if (!Cli.isLoopbackLiteral(host)) {
-            throw new IllegalArgumentException(URL_ENV + " must name a server on this machine (127.0.0.1, localhost or"
-                    + " [::1]): the course's traffic stays on loopback; got host '" + host + "'");
+        Properties given = new Properties();
+        if (user != null) given.setProperty("user", user);
+        if (password != null) given.setProperty("password", password);
+        Properties parsed;
+        java.util.logging.Logger driverLog = java.util.logging.Logger.getLogger("org.postgresql");
+        java.util.logging.Level level = driverLog.getLevel();
+        driverLog.setLevel(java.util.logging.Level.OFF); // its warning about an unknown service: our line says it
+        try {
+            parsed = org.postgresql.Driver.parseURL(url, given);
+        } finally {
+            driverLog.setLevel(level);
         }
-        Properties p = new Properties();
-        if (user != null) p.setProperty("user", user);
-        if (password != null) p.setProperty("password", password);
+        if (parsed == null) {
+            throw new IllegalArgumentException(URL_ENV + " is not a URL the PostgreSQL driver accepts (a service it"
+                    + " names must be in your pg_service.conf); got '" + url + "'");
+        }
+        String loopback = URL_ENV + " must name a server on this machine (127.0.0.1, localhost or [::1]): the course's"
+                + " traffic stays on loopback; got ";
+        for (String host : parsed.getProperty("PGHOST", "").split(",", -1)) {
+            if (!Cli.isLoopbackLiteral(host.strip())) {
+                throw new IllegalArgumentException(loopback + "host '" + host.strip() + "' (every host of the URL, and"
+                        + " PGHOST or host, must be one)");
+            }
+        }
+        String local = parsed.getProperty("localSocketAddress");
+        if (local != null && !Cli.isLoopbackLiteral(local.strip())) {
+            throw new IllegalArgumentException(loopback + "localSocketAddress '" + local + "'");
+        }
+        for (String name : parsed.stringPropertyNames()) {
+            if (SOCKET_CHOOSERS.stream().anyMatch(name::equalsIgnoreCase)) {
+                throw new IllegalArgumentException(URL_ENV + " must not set " + name + ": a socket factory of its"
+                        + " own decides where the connection goes, and the course's traffic stays on loopback (leave"
+                        + " it out)");
+            }
+        }
+        return given;
+    }
+
+    private static Database external(String url, String user, String password) {
+        Properties p = checkUrl(url, user, password);
         try (Connection c = new org.postgresql.Driver().connect(url, p)) {
             if (c == null) throw new IllegalArgumentException(URL_ENV + " is not a URL the PostgreSQL driver accepts: " + url);
             return new Database(EXTERNAL, postgresVersion(c), url, user, password, "org.postgresql.Driver",
@@ -335,6 +415,7 @@ public final class Database implements AutoCloseable {
         EmbeddedPostgres pg = null;
         try {
             Files.writeString(root.resolve("owner.pid"), Long.toString(ProcessHandle.current().pid()));
+            Files.writeString(root.resolve(OWNER_HOME), checkout());
             Path data = root.resolve("data"), log = root.resolve("postgres.log");
             ProcessBuilder.Redirect toLog = ProcessBuilder.Redirect.appendTo(log.toFile());
             try {
@@ -373,7 +454,7 @@ public final class Database implements AutoCloseable {
                 } catch (IOException | RuntimeException ignored) {
                     // the process check below
                 }
-                stopProcess(pid);
+                stopProcess(pid, root.resolve("data"));
             }
             deleteTree(root);
             throw e;
@@ -428,22 +509,29 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Ends a postmaster still running after pg_ctl stop (SIGTERM, then SIGKILL after 3 s), and waits for its
-     * backends, which end when they see it gone (SIGKILL after 3 s more).
+     * Ends the postmaster of {@code dataDir} if it still runs after pg_ctl stop (SIGTERM, then SIGKILL after 3 s),
+     * and waits for its backends, which end when they see it gone (SIGKILL after 3 s more). Only a postgres process
+     * whose command line names that folder gets a signal: a pid alone may belong to anything by now. One whose
+     * command line can't be read any more is exiting (a zombie until it is reaped): it is only waited for.
      */
-    private static void stopProcess(long pid) {
+    private static void stopProcess(long pid, Path dataDir) {
         if (pid <= 0) return;
-        ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(Database::isPostgres).ifPresent(h -> {
-            List<ProcessHandle> backends = h.children().toList();
-            h.destroy();
-            if (!waitFor(h, 3)) {
-                h.destroyForcibly();
-                waitFor(h, 3);
-            }
-            for (ProcessHandle b : backends) {
-                if (!waitFor(b, 3)) b.destroyForcibly();
-            }
-        });
+        ProcessHandle h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive).orElse(null);
+        if (h == null) return;
+        if (h.info().command().isEmpty()) {
+            waitFor(h, 3);
+            return;
+        }
+        if (!isPostgresOf(h, dataDir)) return;
+        List<ProcessHandle> backends = h.children().toList();
+        h.destroy();
+        if (!waitFor(h, 3)) {
+            h.destroyForcibly();
+            waitFor(h, 3);
+        }
+        for (ProcessHandle b : backends) {
+            if (!waitFor(b, 3)) b.destroyForcibly();
+        }
     }
 
     private static boolean waitFor(ProcessHandle h, int seconds) {
@@ -459,33 +547,52 @@ public final class Database implements AutoCloseable {
     }
 
     private static boolean isPostgres(ProcessHandle h) {
-        return h.info().command().map(c -> c.endsWith("/postgres") || c.endsWith("\\postgres.exe")).orElse(true);
+        return h.info().command().map(c -> c.endsWith("/postgres") || c.endsWith("\\postgres.exe")).orElse(false);
     }
 
-    /** The postgres process of {@code dataDir}: a pid in an old postmaster.pid may belong to anything by now. */
+    /** The postgres process of {@code dataDir}, by its command line (unknown there: not ours to stop). */
     private static boolean isPostgresOf(ProcessHandle h, Path dataDir) {
         String[] args = h.info().arguments().orElse(new String[0]);
         return isPostgres(h) && String.join(" ", args).contains(dataDir.toString());
     }
 
+    /** The course folder that made a server's folder ("" outside one): leftovers are tidied by their own checkout. */
+    static String checkout() {
+        return Course.findHome().map(p -> p.toAbsolutePath().normalize().toString()).orElse("");
+    }
+
     /**
      * A JVM killed outright (SIGKILL) runs no hook: the next start stops the postmaster such a JVM left behind and
-     * deletes its folder (only folders of ours whose owner JVM has ended).
+     * deletes its folder. Only folders made from this checkout whose owner JVM has ended: another checkout's, or a
+     * run still going, are left alone.
      */
     static void removeLeftovers() {
-        Path tmp = Path.of(System.getProperty("java.io.tmpdir"));
+        removeLeftovers(Path.of(System.getProperty("java.io.tmpdir")), checkout());
+    }
+
+    static void removeLeftovers(Path tmp, String checkout) {
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, TEMP_PREFIX + "*")) {
             for (Path dir : dirs) {
-                long owner = readPid(dir.resolve("owner.pid"));
-                if (owner <= 0 || ProcessHandle.of(owner).map(ProcessHandle::isAlive).orElse(false)) continue;
-                long postmaster = readPid(dir.resolve("data").resolve("postmaster.pid"));
-                if (ProcessHandle.of(postmaster).map(h -> isPostgresOf(h, dir.resolve("data"))).orElse(false)) {
-                    stopProcess(postmaster);
+                try {
+                    if (!checkout.equals(readOwnerHome(dir))) continue;
+                    long owner = readPid(dir.resolve("owner.pid"));
+                    if (owner <= 0 || ProcessHandle.of(owner).map(ProcessHandle::isAlive).orElse(false)) continue;
+                    stopProcess(readPid(dir.resolve("data").resolve("postmaster.pid")), dir.resolve("data"));
+                    deleteTree(dir);
+                } catch (RuntimeException e) {
+                    // a tidy-up only: the next folder
                 }
-                deleteTree(dir);
             }
         } catch (IOException | RuntimeException e) {
             // a tidy-up only
+        }
+    }
+
+    private static String readOwnerHome(Path dir) {
+        try {
+            return Files.readString(dir.resolve(OWNER_HOME), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null; // not ours to judge (a folder being made, or made by an older version)
         }
     }
 

@@ -1,12 +1,41 @@
 //DEPS org.openjdk.jmh:jmh-core:1.37
 package unpinned;
 
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatFactory;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Defaults;
+import org.openjdk.jmh.runner.NoBenchmarksException;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.format.OutputFormat;
+import org.openjdk.jmh.runner.format.OutputFormatFactory;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * A snippet's default JMH command line merged with the one the user typed: the user's flags win,
@@ -127,29 +156,184 @@ public final class JmhArgs {
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException(String.format(java.util.Locale.ROOT,
+        throw new IllegalArgumentException(String.format(Locale.ROOT,
                 "-p %s must be a whole number from %,d to %,d; got '%s'", name, min, max, value));
     }
 
+    /** The flags that ask for help instead of a run. */
+    static final Set<String> HELP = Set.of("-h", "--help", "-help");
+    /** JMH's listing flags: they print, run nothing and save nothing. */
+    static final Set<String> LISTING = Set.of("-l", "-lp", "-lrf", "-lprof");
+
     /**
-     * A JMH snippet's {@code main}: merges its defaults with the user's arguments, lets {@code validate}
-     * check the parameters, and runs JMH. Bad input ends the JVM with one line on stderr
-     * ({@code <snippet>: <what is allowed>}) and exit code 2, before any fork starts; a failed benchmark
-     * ends it with JMH's exit code (non-zero, thanks to {@code -foe true}).
+     * A JMH snippet's {@code main}: merges its defaults with the user's arguments, lets {@code validate} check the
+     * parameters, and runs JMH. {@code -h} or {@code --help} prints the snippet's usage (its parameters and
+     * defaults), then JMH's options, and exits 0. Bad input (a {@code -p} parameter the benchmark does not have,
+     * a value {@code validate} refuses, an option JMH does not know) ends the JVM with one line on stderr
+     * ({@code <snippet>: <what is allowed>}) and exit code 2, before any fork starts. A run that failed, or that
+     * produced fewer results than the benchmarks it started (a fork that died under {@code -foe false}), ends it
+     * with one line and exit code 1, and saves nothing: the result file ({@code -rf}, {@code -rff}) is written
+     * only after a complete run, all at once.
      */
-    public static void runOrExit(String snippet, List<String> defaults, String[] args,
-                                 java.util.function.Consumer<Map<String, List<String>>> validate) throws Exception {
+    public static void runOrExit(String snippet, Class<?> benchmark, List<String> defaults, String[] args,
+                                 Consumer<Map<String, List<String>>> validate) throws Exception {
+        if (args != null && Arrays.stream(args).anyMatch(HELP::contains)) {
+            System.out.println(usage(snippet, benchmark, defaults));
+            new CommandLineOptions("-h").showHelp();
+            System.exit(0);
+        }
         String[] merged;
+        CommandLineOptions options, report;
         try {
             merged = merge(defaults, args);
-            validate.accept(params(merged));
-        } catch (IllegalArgumentException e) {
-            System.err.println(snippet + ": " + e.getMessage());
+            Map<String, List<String>> params = params(merged);
+            requireKnown(params, parameters(benchmark, defaults).keySet());
+            validate.accept(params);
+            report = new CommandLineOptions(merged);
+            options = new CommandLineOptions(withoutReport(merged));
+        } catch (IllegalArgumentException | CommandLineOptionException e) {
+            System.err.println(snippet + ": " + oneLine(e.getMessage()) + " (-h lists what is allowed)");
             System.exit(2);
             return;
         }
         System.out.println("JMH arguments: " + String.join(" ", merged));
-        org.openjdk.jmh.Main.main(merged);
+        if (Arrays.stream(merged).anyMatch(LISTING::contains)) {
+            org.openjdk.jmh.Main.main(merged); // lists, then returns
+            return;
+        }
+        String failure = run(options, report);
+        if (failure != null) {
+            System.out.flush();
+            System.err.println(snippet + ": " + failure + "; nothing saved");
+            System.exit(1);
+        }
+    }
+
+    /** Runs JMH; null when every benchmark it started gave a result (then saved, if asked), else why not. */
+    private static String run(CommandLineOptions options, CommandLineOptions report) throws IOException {
+        // JMH's own console output (or -o's file), counting the benchmarks it starts; System.out stays open
+        PrintStream out = options.getOutput().hasValue()
+                ? new PrintStream(new FileOutputStream(options.getOutput().get()), true, StandardCharsets.UTF_8)
+                : System.out;
+        OutputFormat console = OutputFormatFactory.createFormatInstance(out,
+                options.verbosity().orElse(Defaults.VERBOSITY));
+        int[] started = {0};
+        OutputFormat counting = (OutputFormat) Proxy.newProxyInstance(JmhArgs.class.getClassLoader(),
+                new Class<?>[] {OutputFormat.class}, (proxy, method, a) -> {
+                    if (method.getName().equals("startBenchmark")) started[0]++;
+                    if (method.getName().equals("close") && out == System.out) {
+                        console.flush();
+                        return null;
+                    }
+                    try {
+                        return method.invoke(console, a);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        Collection<RunResult> results;
+        try {
+            results = new Runner(options, counting).run();
+        } catch (NoBenchmarksException e) {
+            return "no benchmark matches the name patterns given";
+        } catch (RunnerException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+            return "the benchmark failed (" + oneLine(root.getMessage() == null ? root.getClass().getSimpleName()
+                    : root.getMessage()) + "; its output is above)";
+        }
+        if (results.isEmpty() || results.size() < started[0]) {
+            return started[0] == 0 ? "no benchmark ran" : String.format(Locale.ROOT, "%d of the %d benchmarks"
+                    + " started produced no result (a fork failed: its output is above)", started[0] - results.size(),
+                    started[0]);
+        }
+        if (report.getResult().hasValue() || report.getResultFormat().hasValue()) { // as JMH names it
+            ResultFormatType type = report.getResultFormat().orElse(Defaults.RESULT_FORMAT);
+            Path file = Path.of(report.getResult().orElse(Defaults.RESULT_FILE_PREFIX + "."
+                    + type.toString().toLowerCase(Locale.ROOT))).toAbsolutePath();
+            Path partial = Files.createTempFile(file.getParent(), ".jmh-result-", ".partial");
+            try {
+                ResultFormatFactory.getInstance(type, partial.toString()).writeOut(results);
+                Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            } finally {
+                Files.deleteIfExists(partial);
+            }
+            System.out.println("Benchmark result is saved to " + file);
+        }
+        return null;
+    }
+
+    /** The merged command line less {@code -rf} and {@code -rff}: {@link #runOrExit} writes the result file itself. */
+    static String[] withoutReport(String[] merged) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < merged.length; i++) {
+            if ((merged[i].equals("-rf") || merged[i].equals("-rff")) && i + 1 < merged.length) {
+                i++;
+            } else {
+                out.add(merged[i]);
+            }
+        }
+        return out.toArray(String[]::new);
+    }
+
+    /**
+     * The benchmark's JMH parameters and their values: its {@code @Param} fields (in it, its state classes and
+     * their superclasses), with the snippet's own defaults ({@code -p} in {@code defaults}) in place of the
+     * annotation's.
+     */
+    public static Map<String, List<String>> parameters(Class<?> benchmark, List<String> defaults) {
+        Map<String, List<String>> out = new TreeMap<>();
+        collectParams(benchmark, out, new HashSet<>());
+        if (defaults != null) {
+            params(defaults.toArray(String[]::new)).forEach((name, values) -> {
+                if (out.containsKey(name)) out.put(name, values);
+            });
+        }
+        return out;
+    }
+
+    private static void collectParams(Class<?> c, Map<String, List<String>> out, Set<Class<?>> seen) {
+        if (c == null || c == Object.class || !seen.add(c)) return;
+        for (Field f : c.getDeclaredFields()) {
+            Param p = f.getAnnotation(Param.class);
+            if (p != null) out.put(f.getName(), List.of(p.value()));
+        }
+        collectParams(c.getSuperclass(), out, seen);
+        for (Class<?> nested : c.getDeclaredClasses()) collectParams(nested, out, seen);
+    }
+
+    /** A {@code -p} parameter the benchmark does not have: JMH would ignore it and run the defaults. */
+    static void requireKnown(Map<String, List<String>> params, Set<String> known) {
+        for (String name : params.keySet()) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("-p " + name + " is not a parameter of this benchmark; its"
+                        + " parameters: " + String.join(", ", new TreeSet<>(known)));
+            }
+        }
+    }
+
+    /** The snippet's usage: its parameters with their default values, and the JMH flags it passes unless told. */
+    static String usage(String snippet, Class<?> benchmark, List<String> defaults) {
+        StringBuilder b = new StringBuilder("usage: ").append(snippet)
+                .append(" [-p name=value[,value...]]... [JMH options] [benchmark name pattern]\n")
+                .append("  parameters (-p; several values run one after the other), and their defaults:\n");
+        parameters(benchmark, defaults).forEach((name, values) ->
+                b.append("    ").append(name).append(" = ").append(String.join(",", values)).append('\n'));
+        List<String> flags = new ArrayList<>();
+        for (int i = 0; i < defaults.size(); i++) {
+            if (defaults.get(i).equals("-p")) {
+                i++;
+            } else {
+                flags.add(defaults.get(i));
+            }
+        }
+        return b.append("  JMH flags passed unless you give your own (yours win, flag by flag): ")
+                .append(String.join(" ", flags)).append('\n')
+                .append("  -h, --help: this text, then JMH's options:").toString();
+    }
+
+    private static String oneLine(String s) {
+        return s == null ? "" : s.replaceAll("\\s+", " ").strip();
     }
 
     private static void parse(List<String> args, Map<String, List<String>> merged, List<String> patterns) {
