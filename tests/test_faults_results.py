@@ -243,7 +243,7 @@ if sys.argv[1] == "-c":
 sys.path.insert(0, {tools!r})
 import course
 course.setup_and_report = lambda: print("SET-UP")
-course.subprocess.run = lambda cmd, **kw: print("BOOK.PY", *cmd[2:]) or subprocess.CompletedProcess(cmd, 0)
+course.run_to_end = lambda cmd, env: print("BOOK.PY", *cmd[2:]) or 0
 sys.exit(course.main(sys.argv[2:]))
 """
 
