@@ -23,7 +23,8 @@ package unpinned.snippets;
  * down each of six paths to "runnable", each then spinning W µs (so that queues build up), on P carriers:
  *   start-virtual     started by one virtual thread       start-platform   started by a platform thread
  *   unpark-virtual    parked, unparked by a virtual thread unpark-platform  the same, by a platform thread
- *   sleep-wakeup      each wakes from Thread.sleep         yield            each calls Thread.yield a few times
+ *   sleep-wakeup      each wakes from Thread.sleep         yield            each yields 10 times (sampled once
+ *                                                                           all are unparked and running)
  * A platform thread samples the pool every --sample-us while a path runs: getQueuedSubmissionCount()
  * (submission queues), getQueuedTaskCount() (the workers' own queues), getPoolSize(), and the steal count.
  *
@@ -41,7 +42,10 @@ package unpinned.snippets;
  *     (ForkJoinPool.schedule): the expired timer task goes to a submission queue, and a carrier running it
  *     unparks with lazySubmitRunContinuation(): its own queue. So 21 and 25 may differ here.
  *   yield: afterYield() externalSubmitRunContinuation()s when the carrier's own queue is empty, else
- *     pushes to it (both): submission queues, as long as nothing else fills a worker's queue.
+ *     pushes to it (both): submission queues, as long as nothing else fills a worker's queue. Threads that
+ *     wait by yielding in a loop kept threads still waiting to start from ever starting, in a first version of
+ *     this snippet (a hang on JDK 25: ForkJoinPool.runWorker keeps taking from one queue while it has tasks),
+ *     so here they park first and yield once unparked.
  * createDefaultScheduler() builds the pool with asyncMode = true (FIFO) on both: a worker takes its own
  * queue's tasks from the same end the thieves do, not "the other end". Read here: getAsyncMode().
  *
@@ -90,7 +94,7 @@ public class S27_WhichQueue {
     static final String ID = "s27-which-queue";
     static final List<String> PATHS = List.of("start-virtual", "start-platform", "unpark-virtual", "unpark-platform",
             "sleep-wakeup", "yield");
-    static final int YIELDS = 3, WARM_UP_THREADS = 200;
+    static final int YIELDS = 10, WARM_UP_THREADS = 200;
     static final long BUDGET_US = TimeUnit.MINUTES.toMicros(10);
 
     // ---- the code under study: how each path makes N virtual threads runnable -------------------------------
@@ -102,16 +106,17 @@ public class S27_WhichQueue {
     }
 
     /**
-     * Runs one path with {@code n} threads; {@code sampling} starts just before the threads are made runnable and
-     * {@code done} counts their ends.
+     * Runs one path with {@code n} threads; {@code sampling} starts just before the threads are made runnable, the
+     * samples count while {@code counting} is set, and {@code done} counts the threads' ends.
      */
-    static void path(String name, int n, long workUs, Runnable sampling, CountDownLatch done) throws Exception {
+    static void path(String name, int n, long workUs, Runnable sampling, AtomicBoolean counting, CountDownLatch done)
+            throws Exception {
         Runnable task = () -> { work(workUs); done.countDown(); };
         switch (name) {
             case "start-virtual", "start-platform" -> {
                 Runnable starter = () -> { for (int i = 0; i < n; i++) Thread.ofVirtual().start(task); };
                 sampling.run();
-                if (name.equals("start-virtual")) Thread.ofVirtual().start(starter).join();
+                if (name.equals("start-virtual")) joinWithin(Thread.ofVirtual().start(starter));
                 else starter.run(); // main: a platform thread
             }
             case "unpark-virtual", "unpark-platform" -> {
@@ -126,7 +131,7 @@ public class S27_WhichQueue {
                 awaitState(parked, Thread.State.WAITING); // all parked, none queued: then sample
                 Runnable waker = () -> { go.set(true); for (Thread t : parked) LockSupport.unpark(t); };
                 sampling.run();
-                if (name.equals("unpark-virtual")) Thread.ofVirtual().start(waker).join();
+                if (name.equals("unpark-virtual")) joinWithin(Thread.ofVirtual().start(waker));
                 else waker.run();
             }
             case "sleep-wakeup" -> {
@@ -145,20 +150,23 @@ public class S27_WhichQueue {
                 awaitState(sleepers, Thread.State.TIMED_WAITING);
                 sampling.run();
             }
-            case "yield" -> {
-                AtomicInteger arrived = new AtomicInteger();
+            case "yield" -> { // parked first, so that no thread waits to start (yielders would starve it)
                 AtomicBoolean go = new AtomicBoolean();
+                AtomicInteger resumed = new AtomicInteger();
+                List<Thread> parked = new ArrayList<>(n);
                 for (int i = 0; i < n; i++) {
-                    Thread.ofVirtual().start(() -> {
-                        arrived.incrementAndGet();
-                        while (!go.get()) Thread.yield(); // waiting by yielding: only yields in the queues
+                    parked.add(Thread.ofVirtual().start(() -> {
+                        while (!go.get()) LockSupport.park();
+                        if (resumed.incrementAndGet() == n) counting.set(true); // only yields queued from now on
                         for (int y = 0; y < YIELDS; y++) { work(workUs); Thread.yield(); }
                         task.run();
-                    });
+                    }));
                 }
-                while (arrived.get() < n) Thread.sleep(1); // every start has run: the start queue is gone
+                awaitState(parked, Thread.State.WAITING);
+                counting.set(false);
                 sampling.run();
                 go.set(true);
+                for (Thread t : parked) LockSupport.unpark(t);
             }
             default -> throw new IllegalArgumentException("no path " + name);
         }
@@ -267,14 +275,17 @@ public class S27_WhichQueue {
     /** Runs one path while a platform thread samples the pool; fails if the path outlives a generous timeout. */
     static Measured measure(String name, int n, Options o, ForkJoinPool pool) throws Exception {
         CountDownLatch done = new CountDownLatch(n);
+        AtomicBoolean counting = new AtomicBoolean(true);
         long[] max = new long[4]; // submissions, worker queues, pool size, samples: written by the sampler only
         long[] stealsBefore = new long[1], t0 = new long[1];
         Thread sampler = Thread.ofPlatform().daemon().name("s27-sampler").unstarted(() -> {
             while (done.getCount() > 0 && !Thread.currentThread().isInterrupted()) {
-                max[0] = Math.max(max[0], pool.getQueuedSubmissionCount());
-                max[1] = Math.max(max[1], pool.getQueuedTaskCount());
-                max[2] = Math.max(max[2], pool.getPoolSize());
-                max[3]++;
+                if (counting.get()) {
+                    max[0] = Math.max(max[0], pool.getQueuedSubmissionCount());
+                    max[1] = Math.max(max[1], pool.getQueuedTaskCount());
+                    max[2] = Math.max(max[2], pool.getPoolSize());
+                    max[3]++;
+                }
                 if (o.sampleUs() > 0) LockSupport.parkNanos(o.sampleUs() * 1_000L);
                 else Thread.onSpinWait();
             }
@@ -282,7 +293,7 @@ public class S27_WhichQueue {
         Runnable sampling = () -> { stealsBefore[0] = pool.getStealCount(); t0[0] = System.nanoTime(); sampler.start(); };
         long timeoutMs = 60_000 + (long) n * o.workUs() * (1 + YIELDS) / 1_000;
         try {
-            path(name, n, o.workUs(), sampling, done);
+            path(name, n, o.workUs(), sampling, counting, done);
             if (!done.await(timeoutMs, TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException(String.format(Locale.ROOT, "path %s: %,d of %,d threads had not"
                         + " ended after %,d s", name, done.getCount(), n, timeoutMs / 1_000));
@@ -295,6 +306,10 @@ public class S27_WhichQueue {
         pool.awaitQuiescence(5, TimeUnit.SECONDS); // the steal counts settle once the workers are idle
         return new Measured(name, (int) max[0], max[1], pool.getStealCount() - stealsBefore[0], (int) max[2], max[3],
                 elapsedMs);
+    }
+
+    static void joinWithin(Thread t) throws InterruptedException {
+        if (!t.join(java.time.Duration.ofSeconds(60))) throw new IllegalStateException(t + " had not ended after 60 s");
     }
 
     /** Waits until every thread is in {@code state} (parked, or asleep): nothing of the path is queued then. */
@@ -322,7 +337,7 @@ public class S27_WhichQueue {
  *   unpark-virtual   0                 ~1,850-1,900        ~1,025-1,030    in worker queues
  *   unpark-platform  ~1,900-1,950      0                   2,000           queued in submission queues
  *   sleep-wakeup     ~1,450-1,850      0 (25: at most 1)   2,000           queued in submission queues
- *   yield            ~2,000            0                   8,000-38,000    queued in submission queues
+ *   yield            ~2,000            0                   22,000          queued in submission queues
  *   FIFO (async) mode true, pool size never above 2. So chapter 04's "a started thread waits in its spawner's
  *   carrier's queue" holds for neither JDK: starts wait in the shared submission queues (every task taken from
  *   them counts as a steal: 2,000 of 2,000), and only the unparks a virtual thread makes fill one carrier's own
