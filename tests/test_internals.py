@@ -60,3 +60,35 @@ def test_which_queue_a_runnable_virtual_thread_waits_in_on_jdk_21_and_the_course
             for p in r["paths"]) + f"; FIFO {r['asyncMode']}")
     report(f"04 queues, {runs['course']['threads']:,} virtual threads per path on 2 carriers (max submissions /"
            f" max worker-queue tasks / steals): " + " | ".join(figures))
+
+
+def test_managed_blocking_is_compensated_and_pinning_is_not():
+    """On JDK 21 Object.wait raises the pool size above its parallelism (Blocker: a spare carrier) and synchronized
+    + sleep does not (pinned: the threads take turns on the one carrier); maxPoolSize = parallelism forbids the
+    spare. On JDK 24+ both unmount (JEP 491): no spare, no turns. A read of a child process's output is
+    compensated on both."""
+    args = ["--threads", "3", "--sleep-ms", "100"]
+    runs = _runs("compensation", args)
+    lines = []
+    for r in runs.values():
+        by = {c["case"]: c for c in r["cases"]}
+        assert r["parallelism"] == 1 and list(by) == ["none", "synchronized-sleep", "object-wait", "process-read"], r
+        sync, wait, read = by["synchronized-sleep"], by["object-wait"], by["process-read"]
+        assert by["none"]["poolSizeMax"] == 1 and sync["poolSizeMax"] == 1, r  # run first: no spare exists yet
+        assert read["poolSizeMax"] > 1, read
+        if r["feature"] >= 24:
+            assert wait["poolSizeMax"] == 1 and wait["ratioToSleep"] < 2 and sync["ratioToSleep"] < 2, r
+        else:
+            assert wait["poolSizeMax"] > 1 and wait["ratioToSleep"] < 2, wait
+            assert sync["ratioToSleep"] >= 2, sync  # 3 x if pinned, at least 2 x
+        lines.append(f"JDK {r['feature']}: " + "; ".join(
+            f"{c['case']} {c['ratioToSleep']:.2f} x S, pool {c['poolSizeBefore']}->{c['poolSizeMax']}"
+            for c in r["cases"]))
+    if "21" in runs:
+        capped = _result(jbang("compensation", "--jdk", "21", "--case", "object-wait", "--max-pool-size", "1", *args,
+                               timeout=600))
+        wait = capped["cases"][0]
+        assert capped["maxPoolSize"] == 1 and wait["poolSizeMax"] == 1 and wait["ratioToSleep"] >= 2, capped
+        lines.append(f"JDK 21 maxPoolSize 1: object-wait {wait['ratioToSleep']:.2f} x S, pool {wait['poolSizeMax']}")
+    report("04 compensation, 3 virtual threads x 100 ms on 1 carrier (elapsed / sleep, pool size before -> max): "
+           + " | ".join(lines))
