@@ -246,8 +246,8 @@ public class S28_Compensation {
  *   none                1.0-1.1, 1                  1.0, 1                      1.0-1.3, 1
  *   synchronized-sleep  1.0, 1 (unmounts: JEP 491)  3.1-3.3, 1 (pinned, no spare) 3.1, 1
  *   object-wait         1.0, 1 (unmounts)           1.2, 4 (compensated)        3.0, 1 (no spare allowed)
- *   process-read        1.0-1.5, 4 (compensated)    1.0, 4 (the spares again)   1.0, 1 (the time can't tell)
+ *   process-read        1.0-1.5, 2-4 (compensated)  1.0, 4 (the spares again)   1.0, 1 (the time can't tell)
  *   So pinning is never compensated (synchronized + sleep on 21: one carrier, the threads take turns); the
  *   managed blocking of Object.wait (21 only) and of a process pipe read (both) is, up to maxPoolSize. On 25
- *   the MXBean's pool size after the process-read case says 4 too; the spares leave after 30 s idle.
+ *   the MXBean's pool size after the process-read case says the same (2-4); the spares leave after 30 s idle.
  */
