@@ -34,7 +34,7 @@ TINY_ARGS = {
     "which-queue": ["--threads", "100", "--work-us", "5"],
     "compensation": ["--threads", "2", "--sleep-ms", "20"],
     "jfr-virtual-threads": ["--threads", "200", "--sleeps", "2", "--pins", "1"],
-    "cpu-endpoint": ["--users", "4", "--n", "100000", "--warmup-s", "0.5", "--duration-s", "1"],
+    "cpu-endpoint": ["--users", "4", "--n", "100000", "--warmup-s", "0.5", "--duration-s", "1", "--repeat", "1"],
     "thread-cost": ["--kind", "virtual", "--threads", "500", "--depth", "5"],
     "context-switches": ["--kind", "platform", "--threads", "20", "--sleeps", "5", "--sleep-ms", "2",
                          "--warmup-sleeps", "1"],

@@ -16,9 +16,9 @@ class MeaningTest {
         assertTrue(o.text().contains("1.04 x") && o.text().contains("the same within 5 %"), o.text());
         assertTrue(o.text().contains(Meaning.NOT_EXPECTED) && o.text().contains("likely cause"), o.text());
         var ahead = Meaning.compare("throughput", "a", 150, "b", 100, "req/s", 0.05, Meaning.Relation.MORE, null);
-        assertTrue(ahead.met() && ahead.text().contains("a ahead by 50 %"), ahead.text());
+        assertTrue(ahead.met() && ahead.text().contains("a higher by 50 %"), ahead.text());
         var behind = Meaning.compare("throughput", "a", 70, "b", 100, "req/s", 0.05, null, null);
-        assertTrue(behind.met() && behind.text().contains("b ahead by 43 %"), behind.text());
+        assertTrue(behind.met() && behind.text().contains("b higher by 43 %"), behind.text());
     }
 
     @Test

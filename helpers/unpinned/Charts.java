@@ -704,7 +704,11 @@ public final class Charts {
         CategoryStyler st = chart.getStyler();
         // Make room for the top of the highest error bar (XChart's own range knows only the bars).
         if (st.getYAxisMax() == null || st.getYAxisMax() < top) st.setYAxisMax(top);
-        if (logY) st.setYAxisMin(Math.pow(10, Math.floor(Math.log10(range[0]))));
+        // A bar less than twice the floor would be a sliver: go one decade lower then.
+        if (logY) {
+            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
+            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
+        }
         int index = new ArrayList<>(chart.getSeriesMap().keySet()).indexOf(name);
         chart.addAnnotation(new ErrorBars(index, values, errors));
     }
@@ -806,7 +810,11 @@ public final class Charts {
         st.setYAxisLogarithmic(logY);
         // XChart starts log bars at 0 and then refuses them; start at the decade below the smallest value.
         // (With logY every value is > 0, so range[0] is the smallest value.)
-        if (logY) st.setYAxisMin(Math.pow(10, Math.floor(Math.log10(range[0]))));
+        // A bar less than twice the floor would be a sliver: go one decade lower then.
+        if (logY) {
+            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
+            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
+        }
         st.setDecimalPattern(pattern(range[0]));
         int chars = labels.stream().mapToInt(String::length).sum();
         if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap

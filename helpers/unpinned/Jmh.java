@@ -6,9 +6,14 @@ import com.google.gson.JsonObject;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -109,8 +114,48 @@ public final class Jmh {
         return run(Course.home(), snippet, params, jmhArgs);
     }
 
+    /** How long {@link #run} waits for another JMH benchmark on this machine to end before starting its own. */
+    static final Duration LOCK_WAIT = Duration.ofMinutes(5);
+
+    /**
+     * Waits while another JMH run on this machine holds JMH's lock file ({@code jmh.lock} in the temporary folder),
+     * at most {@code max}: two benchmarks at once would measure each other, and the second JMH would refuse to start
+     * ("Unable to acquire the JMH lock"). Says once that it waits; after {@code max}, or when the lock can't be
+     * read, it returns and lets JMH decide.
+     *
+     * @throws CancellationException the calling thread was interrupted (its interrupt flag is set again)
+     */
+    static void awaitOtherBenchmarks(Duration max) {
+        Path lock = Path.of(System.getProperty("java.io.tmpdir"), "jmh.lock");
+        long deadline = System.nanoTime() + max.toNanos();
+        boolean said = false;
+        while (true) {
+            try (FileChannel channel = FileChannel.open(lock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock held = channel.tryLock()) {
+                if (held != null) return;
+            } catch (OverlappingFileLockException e) {
+                // held in this JVM: another cell's benchmark is still running
+            } catch (IOException | RuntimeException e) {
+                return;
+            }
+            if (System.nanoTime() > deadline) return;
+            if (!said) {
+                System.out.println("another JMH benchmark is running on this machine: waiting for it to end (at most "
+                        + max.toMinutes() + " min), so that the two don't measure each other");
+                said = true;
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CancellationException("interrupted while waiting for another JMH benchmark to end");
+            }
+        }
+    }
+
     static List<Result> run(Path home, String snippet, Map<String, String> params, String... jmhArgs) {
         List<String> command = command(home, snippet, params, jmhArgs);
+        awaitOtherBenchmarks(LOCK_WAIT);
         Path report;
         try {
             report = Files.createTempFile("unpinned-jmh-", ".json");

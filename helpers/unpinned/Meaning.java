@@ -54,8 +54,8 @@ public final class Meaning {
         double ratio = va / vb;
         Relation relation = Relation.of(ratio, tie);
         String verdict = switch (relation) {
-            case MORE -> a + " ahead by " + lead(ratio);
-            case LESS -> b + " ahead by " + lead(1 / ratio);
+            case MORE -> a + " higher by " + lead(ratio);
+            case LESS -> b + " higher by " + lead(1 / ratio);
             case SAME -> String.format(Locale.ROOT, "the same within %.0f %%", tie * 100);
         };
         boolean met = expected == null || expected == relation;
@@ -135,8 +135,8 @@ public final class Meaning {
 
     private static String describe(Relation expected, String a, String b) {
         return switch (expected) {
-            case MORE -> a + " ahead";
-            case LESS -> b + " ahead";
+            case MORE -> a + " higher";
+            case LESS -> b + " higher";
             case SAME -> "the two about the same";
         };
     }
