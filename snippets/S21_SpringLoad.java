@@ -34,7 +34,8 @@ package unpinned.snippets;
  * so throughput <= min(users, threads) / S, with threads = users on virtual threads:
  *   pr        Tomcat 50: 50 / 0.1 s = 500 req/s      virtual: 500 / 0.1 s = 5,000 req/s
  *   jpa-blog  Tomcat 10: 10 / 1 s  = 10 req/s       virtual: 200 / 1 s   = 200 req/s
- *   seminar   /io: min(U, 200) / (2 x sleep) vs U / (2 x sleep); /cpu: cores / CPU seconds per request, both
+ *   seminar   /io: min(U, 200) / (2 x sleep) vs U / (2 x sleep); /cpu: cores / CPU seconds per request, both,
+ *             with the CPU measured in the same window: throughput over it is the CPU's utilisation, not a bound
  * The pitfall: nothing fails when the pool is too small. Requests wait in Tomcat's queue, each user waits
  * users / throughput per request, and throughput stays at the pool's bound however many users come.
  *
@@ -515,6 +516,7 @@ public class S21_SpringLoad {
  *             its requests queue behind the ~190 the users left in Tomcat's queue.
  *   seminar   /io (2 x 100 ms): Tomcat 200 at its bound from 500 users on (1,000 req/s), virtual threads
  *             4,100-4,600 req/s at 1,000 users (0.83-0.92 of 5,000, CPU-bound): 4.1-4.6 x the pool (the write-up:
- *             877 / 188.7 = 4.6 at 2,000 users); /cpu: both at the CPU bound (0.99-1.00), virtual threads ~0.8 x
- *             the pool (the write-up: 0.87); 211 live threads on the pool, 15 on virtual threads.
+ *             877 / 188.7 = 4.6 at 2,000 users); /cpu: both keep the free cores busy (utilisation 0.99-1.00),
+ *             virtual threads ~0.8 x the pool (the write-up: 0.87): a gap in CPU per request or in free cores;
+ *             211 live threads on the pool, 15 on virtual threads.
  */

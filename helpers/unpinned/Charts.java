@@ -252,7 +252,11 @@ public final class Charts {
             throw new IllegalArgumentException("at most " + PALETTE.length + " series can be told apart, got " + series.size());
         }
         Map<String, Double> refs = references == null ? Map.of() : references;
-        CategoryChart chart = categoryChart(title, Machine.summary(), yLabel);
+        // Three or more series: their legend lists them one per line below the plot, on a taller image (in one
+        // row, long names ran past the right edge).
+        int legendLines = series.size() >= 3 ? series.size() : 0;
+        CategoryChart chart = categoryChart(title, Machine.summary(), yLabel, HEIGHT + LEGEND_LINE * legendLines);
+        if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
         double[] range = {Double.POSITIVE_INFINITY};
         double hi = 0;
         int i = 0;
@@ -640,8 +644,12 @@ public final class Charts {
     }
 
     private static CategoryChart categoryChart(String title, String xLabel, String yLabel) {
+        return categoryChart(title, xLabel, yLabel, HEIGHT);
+    }
+
+    private static CategoryChart categoryChart(String title, String xLabel, String yLabel, int height) {
         TitleLayout layout = titleLayout(title, WIDTH);
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(TITLE_PLACEHOLDER)
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(height).title(TITLE_PLACEHOLDER)
                 .xAxisTitle(xLabel == null ? "" : xLabel).yAxisTitle(yLabel).build();
         style(chart.getStyler());
         applyTitle(chart, layout);

@@ -342,14 +342,14 @@ public final class Results {
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            passedOver.accept("passing over " + file + ": cannot read it (" + why(e) + ")");
+            passedOver.accept("passing over " + shown(file) + ": cannot read it (" + why(e) + ")");
             return null;
         }
         Checked c = check(text);
         if (c.problem() == null) return c.root().getAsJsonObject();
         boolean claimsToBeOne = c.root() == null || c.root().isJsonNull() || (c.root().isJsonObject()
                 && (c.root().getAsJsonObject().has("experiment") || c.root().getAsJsonObject().has("data")));
-        if (claimsToBeOne) passedOver.accept("passing over " + file + ": not a saved result (" + c.problem() + ")");
+        if (claimsToBeOne) passedOver.accept("passing over " + shown(file) + ": not a saved result (" + c.problem() + ")");
         return null;
     }
 
@@ -426,5 +426,13 @@ public final class Results {
         Path dir = dir();
         if (Course.findHome().map(h -> h.resolve("results").equals(dir)).orElse(false)) return "results/ in the course folder";
         return "the folder " + DIR_ENV + " names";
+    }
+
+    /** A file as a page names it: inside the results folder or the course folder, relative to it (no temporary paths). */
+    static String shown(Path file) {
+        Path f = file.toAbsolutePath().normalize();
+        Path results = dir();
+        if (f.startsWith(results)) return results.relativize(f) + " (in the results folder)";
+        return Course.findHome().filter(f::startsWith).map(h -> h.relativize(f).toString()).orElse(f.toString());
     }
 }
