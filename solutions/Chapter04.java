@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
 //SOURCES ../helpers/unpinned/LoadTest.java
