@@ -160,7 +160,9 @@ def test_ctrl_c_on_make_book_stops_the_kernel_and_its_jvms(tmp_path):
     env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path / "results"))
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "-c", make_book], cwd=HOME, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                # a terminal's Ctrl-C reaches a SIGINT at its default, even from a background suite
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     tree: list[psutil.Process] = []
     try:
         server = _wait_for_descendant(proc, "unpinned.snippets.S04_SleepServer", log)

@@ -4,6 +4,7 @@ import os
 import re
 import shutil
 import subprocess
+import signal
 import sys
 from pathlib import Path
 
@@ -296,7 +297,9 @@ def test_ctrl_c_ends_with_one_line_and_exit_code_130(tmp_path):
         "    time.sleep(60)\n"
         "course.set_up = slow\n"
         "sys.exit(course.main(['setup']))\n")
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a terminal's Ctrl-C: SIGINT at its default even when this suite was started in the background (which ignores it)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert proc.stdout.readline() == "ready\n"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
