@@ -78,23 +78,12 @@ public final class Meaning {
      */
     public static Outcome share(String subject, double measured, String boundName, double bound, String unit,
                                 double expectAtLeast, String cause) {
-        requireFinite(subject, measured);
-        requireFinite(boundName, bound);
-        if (bound == 0) throw new IllegalArgumentException(boundName + " must not be 0 to divide by");
-        double share = measured / bound;
+        double share = ratio(subject, measured, boundName, bound);
         boolean met = Double.isNaN(expectAtLeast) || share >= expectAtLeast;
         String text = String.format(Locale.ROOT, "**This run:** %s reached %s of %s (%s of %s %s).", subject,
                 ratioText(share).replace(" x", ""), boundName, Tables.number(measured), Tables.number(bound), unit);
-        if (!met) {
-            text += String.format(Locale.ROOT, " %s (at least %.2f); likely cause: %s.", NOT_EXPECTED, expectAtLeast,
-                    cause(cause));
-        }
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put("measured", measured);
-        values.put("bound", bound);
-        values.put("ratio", share);
-        values.put("expectAtLeast", Double.isNaN(expectAtLeast) ? null : expectAtLeast);
-        return new Outcome("share", text, values, met);
+        String missed = String.format(Locale.ROOT, "at least %.2f", expectAtLeast);
+        return against(text, measured, bound, share, "expectAtLeast", expectAtLeast, met, missed, cause);
     }
 
     /**
@@ -103,22 +92,30 @@ public final class Meaning {
      */
     public static Outcome times(String subject, double measured, String floorName, double floor, String unit,
                                 double expectAtMost, String cause) {
-        requireFinite(subject, measured);
-        requireFinite(floorName, floor);
-        if (floor == 0) throw new IllegalArgumentException(floorName + " must not be 0 to divide by");
-        double ratio = measured / floor;
+        double ratio = ratio(subject, measured, floorName, floor);
         boolean met = Double.isNaN(expectAtMost) || ratio <= expectAtMost;
         String text = String.format(Locale.ROOT, "**This run:** %s took %s %s (%s vs %s %s).", subject,
                 ratioText(ratio), floorName, Tables.number(measured), Tables.number(floor), unit);
-        if (!met) {
-            text += String.format(Locale.ROOT, " %s (at most %.2f x); likely cause: %s.", NOT_EXPECTED, expectAtMost,
-                    cause(cause));
-        }
+        String missed = String.format(Locale.ROOT, "at most %.2f x", expectAtMost);
+        return against(text, measured, floor, ratio, "expectAtMost", expectAtMost, met, missed, cause);
+    }
+
+    private static double ratio(String subject, double measured, String referenceName, double reference) {
+        requireFinite(subject, measured);
+        requireFinite(referenceName, reference);
+        if (reference == 0) throw new IllegalArgumentException(referenceName + " must not be 0 to divide by");
+        return measured / reference;
+    }
+
+    // A measurement against one reference (a bound, or a floor), as the page test reads it: kind "share".
+    private static Outcome against(String text, double measured, double reference, double ratio, String expectKey,
+                                   double expect, boolean met, String missed, String cause) {
+        if (!met) text += " " + NOT_EXPECTED + " (" + missed + "); likely cause: " + cause(cause) + ".";
         Map<String, Object> values = new LinkedHashMap<>();
         values.put("measured", measured);
-        values.put("bound", floor);
+        values.put("bound", reference);
         values.put("ratio", ratio);
-        values.put("expectAtMost", Double.isNaN(expectAtMost) ? null : expectAtMost);
+        values.put(expectKey, Double.isNaN(expect) ? null : expect);
         return new Outcome("share", text, values, met);
     }
 
