@@ -204,15 +204,7 @@ public class S27_WhichQueue {
         Cli cli = Cli.orExit("S27", USAGE, args, Set.of("--path", "--threads", "--carriers", "--work-us",
                 "--sample-us"), Set.of());
         try {
-            List<String> paths = new ArrayList<>();
-            for (String p : cli.value("--path", "all").split(",", -1)) {
-                String name = p.strip();
-                if (name.equals("all")) paths.addAll(PATHS);
-                else if (PATHS.contains(name)) paths.add(name);
-                else throw new IllegalArgumentException("--path must be one of " + String.join(", ", PATHS)
-                            + ", all (or several, comma-separated); got '" + name + "'");
-            }
-            paths = List.copyOf(new java.util.LinkedHashSet<>(paths));
+            List<String> paths = cli.someOf("--path", PATHS);
             int threads = cli.intValue("--threads", 2_000, 1, 100_000);
             int carriers = cli.intValue("--carriers", 2, 1, 64);
             int workUs = cli.intValue("--work-us", 20, 1, 10_000);

@@ -132,15 +132,8 @@ public class S28_Compensation {
         Cli cli = Cli.orExit("S28", USAGE, args, Set.of("--case", "--threads", "--sleep-ms", "--carriers",
                 "--max-pool-size"), Set.of());
         try {
-            List<String> cases = new ArrayList<>();
-            for (String c : cli.value("--case", "all").split(",", -1)) {
-                String name = c.strip();
-                if (name.equals("all")) cases.addAll(CASES);
-                else if (CASES.contains(name)) cases.add(name);
-                else throw new IllegalArgumentException("--case must be one of " + String.join(", ", CASES)
-                            + ", all (or several, comma-separated); got '" + name + "'");
-            }
-            cases = CASES.stream().filter(cases::contains).toList(); // always in this order (spares linger)
+            List<String> chosen = cli.someOf("--case", CASES);
+            List<String> cases = CASES.stream().filter(chosen::contains).toList(); // always in this order (spares linger)
             int threads = cli.intValue("--threads", 3, 1, 100);
             int sleepMs = cli.intValue("--sleep-ms", 200, 20, 10_000);
             int carriers = cli.intValue("--carriers", 1, 1, 64);

@@ -122,6 +122,22 @@ public final class Cli {
         return v;
     }
 
+    /**
+     * Several of {@code allowed}, comma-separated ("all" for every one; {@code "all"} when the option is absent),
+     * each once, in the order given.
+     */
+    public List<String> someOf(String name, List<String> allowed) {
+        List<String> chosen = new java.util.ArrayList<>();
+        for (String part : values.getOrDefault(name, "all").split(",", -1)) {
+            String one = part.strip();
+            if (one.equals("all")) chosen.addAll(allowed);
+            else if (allowed.contains(one)) chosen.add(one);
+            else throw new IllegalArgumentException(name + " must be one of " + String.join(", ", allowed)
+                        + ", all (or several, comma-separated); got '" + one + "'");
+        }
+        return List.copyOf(new java.util.LinkedHashSet<>(chosen));
+    }
+
     private static String plain(double d) {
         return d == Math.rint(d) ? String.format(Locale.ROOT, "%,.0f", d) : Double.toString(d);
     }
