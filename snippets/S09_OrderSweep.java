@@ -18,6 +18,8 @@
 //SOURCES ../helpers/unpinned/LoadTest.java
 //SOURCES ../helpers/unpinned/Published.java
 //SOURCES ../helpers/unpinned/OrderSweep.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.snippets;
 
 /*
@@ -44,104 +46,56 @@ package unpinned.snippets;
  * so Little's law is U / 0.110 s for both; the CPU bound is what separates them.
  */
 
-import unpinned.Cli;
-import unpinned.HttpLoad;
+import unpinned.Experiment;
 import unpinned.OrderSweep;
-import unpinned.Profile;
 import unpinned.Published;
-import unpinned.Results;
 import unpinned.ServerProcess;
 
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 
 public class S09_OrderSweep {
-    static final String USAGE = """
-            usage: S09_OrderSweep [--impl pool|virtual|reactive|all|spring-mvc-virtual|spring-webflux|spring]
-                                  [--users N,N,...] [--pool N] [--warmup-s S] [--duration-s S] [--deps]
-              --impl I        one of chapter 02's implementations (S06), or all three (default all); or
-                              chapter 06's Spring Boot stacks (S22): spring-mvc-virtual, spring-webflux,
-                              or spring for both
-              --users L       comma-separated user counts, each 1..20000
-                              (default 100,500,1000,2000; full profile up to 10000)
-              --pool N        platform threads of the pool version, 1..10000 (default 200)
-              --warmup-s S    seconds of load before the first level is measured, 0..600 (default 3; full 5)
-              --duration-s S  seconds measured per level, 1..3600 (default 2; full 5)
-              --deps          real HTTP dependencies: start a dependency stub (S07) and call it""";
+    public static void main(String[] args) {
+        Experiment.named("S09", "the order service three ways under rising load", "s09-order-sweep")
+                .oneOf("--impl", "all", List.of("pool", "virtual", "reactive", "all", "spring-mvc-virtual",
+                        "spring-webflux", "spring"), "chapter 02's implementations (S06), or chapter 06's (S22)")
+                .counts("--users", List.of(100, 500, 1_000, 2_000), List.of(100, 500, 1_000, 2_000, 5_000, 10_000),
+                        0, Integer.MAX_VALUE, "user levels, each 1..20000")
+                .count("--pool", 200, 200, 1, 10_000, "platform threads of the pool version")
+                .number("--warmup-s", 2, 5, 0, 600, "seconds of load before the first level is measured")
+                .number("--duration-s", 2, 5, 1, 3_600, "seconds measured per level")
+                .flag("--deps", "real HTTP dependencies: start a dependency stub (S07) and call it")
+                .check(a -> a.counts("--users").forEach(OrderSweep::requireUsers))
+                .check(a -> Published.check(OrderSweep.PUBLISHED)) // a broken file is found before measuring
+                .budget(Duration.ofSeconds(60), Duration.ofSeconds(300))
+                .run(args, S09_OrderSweep::sweep);
+    }
 
-    public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announceOrExit("S09");
-        Cli cli = Cli.orExit("S09", USAGE, args, Set.of("--impl", "--users", "--pool", "--warmup-s", "--duration-s"),
-                Set.of("--deps"));
-        OrderSweep.Plan plan;
-        List<String> impls;
-        try {
-            OrderSweep.Plan defaults = OrderSweep.Plan.of(profile);
-            String impl = cli.oneOf("--impl", "all", List.of("pool", "virtual", "reactive", "all",
-                    "spring-mvc-virtual", "spring-webflux", "spring"));
-            impls = switch (impl) {
-                case "all" -> OrderSweep.IMPLEMENTATIONS;
-                case "spring" -> OrderSweep.SPRING_IMPLEMENTATIONS;
-                default -> List.of(impl);
-            };
-            String users = cli.value("--users", null);
-            plan = new OrderSweep.Plan(users == null ? defaults.users() : users(users),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--warmup-s", defaults.firstWarmUp().toMillis() / 1e3, 0, 600))),
-                    defaults.warmUp(),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--duration-s", defaults.measured().toMillis() / 1e3, 1, 3600))),
-                    cli.intValue("--pool", 200, 1, 10_000));
-            Results.checkDir();
-            Published.check(OrderSweep.PUBLISHED); // compared with after measuring: a broken file is found now
-        } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
-            Cli.exit("S09", e.getMessage());
-            return;
-        }
-        boolean deps = cli.has("--deps");
-        List<Integer> levels = OrderSweep.levelsThatFit(plan.users(), deps, System.out);
-        if (levels.isEmpty()) Cli.exit("S09", "no user level fits this process's open-files limit; see above");
-        plan = plan.withUsers(levels);
-        System.out.printf(Locale.ROOT, "order service (100 ms + 10 ms dependencies%s), users %s, closed loop on 127.0.0.1;"
-                        + " warm-up %.1f s, measured %.1f s per level, %d cores%n", deps ? ", real HTTP to a stub" : ", simulated",
-                levels, plan.firstWarmUp().toMillis() / 1e3, plan.measured().toMillis() / 1e3,
-                Runtime.getRuntime().availableProcessors());
+    /** Each implementation in turn, each level measured in its own window; the rows carry both bounds. */
+    static OrderSweep.Sweep sweep(Experiment.Args a) {
+        boolean deps = a.flag("--deps");
+        List<Integer> levels = OrderSweep.levelsThatFit(a.counts("--users"), deps, System.out);
+        if (levels.isEmpty()) throw new Experiment.RunFailed("no user level fits this process's open-files limit");
+        OrderSweep.Plan defaults = OrderSweep.Plan.of(a.profile());
+        OrderSweep.Plan plan = new OrderSweep.Plan(levels, a.seconds("--warmup-s"), defaults.warmUp(),
+                a.seconds("--duration-s"), a.intCount("--pool"));
+        System.out.printf(Locale.ROOT, "order service (100 ms + 10 ms dependencies%s), users %s, closed loop on"
+                        + " 127.0.0.1; warm-up %.1f s, measured %.1f s per level, %d cores%n",
+                deps ? ", real HTTP to a stub" : ", simulated", levels, plan.firstWarmUp().toMillis() / 1e3,
+                plan.measured().toMillis() / 1e3, Runtime.getRuntime().availableProcessors());
         List<OrderSweep.Row> rows = new ArrayList<>();
-        ServerProcess stub = deps ? ServerProcess.start(OrderSweep.STUB) : null;
-        try {
-            for (String impl : impls) {
+        try (ServerProcess stub = deps ? ServerProcess.start(OrderSweep.STUB) : null) {
+            for (String impl : OrderSweep.implementations(a.oneOf("--impl"))) {
                 System.out.printf("%n== %s%n", impl);
                 rows.addAll(deps ? OrderSweep.run(impl, plan, List.of(stub), "--deps", stub.uri().toString())
                         : OrderSweep.run(impl, plan, List.of()));
             }
-        } finally {
-            if (stub != null) stub.close();
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("dependencies", deps ? "http stub" : "simulated");
-        data.put("poolThreads", plan.poolThreads());
-        data.put("warmUpSeconds", plan.firstWarmUp().toMillis() / 1e3);
-        data.put("measuredSeconds", plan.measured().toMillis() / 1e3);
-        data.put("rows", rows);
         System.out.println();
-        System.out.println("saved " + Results.save("s09-order-sweep", data));
-    }
-
-    static List<Integer> users(String list) {
-        List<Integer> levels = new ArrayList<>();
-        for (String part : list.split(",")) {
-            try {
-                levels.add(OrderSweep.requireUsers(Integer.parseInt(part.strip())));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--users must be comma-separated whole numbers 1..20000, e.g. 100,500;"
-                        + " got '" + list + "'");
-            }
-        }
-        return levels;
+        return new OrderSweep.Sweep(deps ? "http stub" : "simulated", plan.poolThreads(),
+                plan.firstWarmUp().toMillis() / 1e3, plan.measured().toMillis() / 1e3, rows);
     }
 }
 

@@ -138,6 +138,14 @@ public final class ChildRun implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #json(String, String...)} read as a {@code type}: the typed result a snippet saved (a record such as
+     * {@code OrderSweep.Sweep}), so a notebook reads fields, not JSON.
+     */
+    public static <T> T result(Class<T> type, String snippet, String... args) {
+        return Json.read(json(snippet, args).toString(), type);
+    }
+
     /** Waits for the child to exit successfully and returns the JSON of its last {@code @@result} line. */
     public JsonObject awaitResult() {
         awaitExit();

@@ -334,6 +334,11 @@ public final class Jdks {
         }
     }
 
+    /** {@link #json(Jdk, String, String...)} read as a {@code type}, like {@link ChildRun#result}. */
+    public static <T> T result(Jdk jdk, Class<T> type, String snippet, String... args) {
+        return Json.read(json(jdk, snippet, args).toString(), type);
+    }
+
     /** How long {@link #tool} waits for a JDK tool. */
     static final Duration TOOL_TIMEOUT = Duration.ofSeconds(120);
 

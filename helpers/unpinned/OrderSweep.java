@@ -87,7 +87,19 @@ public final class OrderSweep {
                       double ratioToLowerBound, double meanMs, double p50Ms, double p99Ms, double maxMs, long errors,
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
                       double otherCpuCores, double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
-                      double publishedThroughput, double windowSeconds, double cpuUtilisation) {
+                      double publishedThroughput, double windowSeconds, double cpuUtilisation)
+            implements Measurement.Measured {
+        /** Throughput against Little's law (and the published figure), and how busy the cores were. */
+        @Override
+        public List<Measurement> measurements() {
+            String what = impl + " · " + users + " users";
+            Measurement orders = Measurement.of(what, throughput, "orders/s")
+                    .bound(littleBoundThroughput, Measurement.Bound.LITTLE).window(windowSeconds);
+            if (publishedThroughput > 0) orders = orders.published(publishedThroughput, PUBLISHED);
+            return List.of(orders, Measurement.of(what + " · CPU busy", cpuUtilisation, "share of the cores")
+                    .bound(1.0, Measurement.Bound.UPPER).window(windowSeconds));
+        }
+
         public double lowerBound() {
             return Math.min(littleBoundThroughput, cpuBoundThroughput);
         }
@@ -133,6 +145,24 @@ public final class OrderSweep {
         "serverCpuUsPerRequest", "p99Ms", "errors"};
 
     /** A user count a sweep accepts: 1..{@link #MAX_USERS}. */
+    /** A whole sweep as S09 saves it: how it was run, and one row per implementation and level. */
+    public record Sweep(String dependencies, int poolThreads, double warmUpSeconds, double measuredSeconds,
+                        List<Row> rows) implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            return rows.stream().flatMap(r -> r.measurements().stream()).toList();
+        }
+    }
+
+    /** The implementations an {@code --impl} choice names: "all" is chapter 02's three, "spring" chapter 06's two. */
+    public static List<String> implementations(String choice) {
+        return switch (choice) {
+            case "all" -> IMPLEMENTATIONS;
+            case "spring" -> SPRING_IMPLEMENTATIONS;
+            default -> List.of(requireImpl(choice));
+        };
+    }
+
     public static int requireUsers(int users) {
         if (users < 1 || users > MAX_USERS) {
             throw new IllegalArgumentException(String.format(Locale.ROOT,

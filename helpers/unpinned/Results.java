@@ -176,6 +176,8 @@ public final class Results {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("experiment", experiment);
         doc.put("machine", Machine.describe());
+        String machineName = Machine.summary();
+        doc.put("measurements", measurementsOf(data).stream().map(m -> m.on(machineName)).toList());
         doc.put("data", data);
         byte[] bytes = (Json.write(doc) + "\n").getBytes(StandardCharsets.UTF_8);
         String profile = Profile.current().id();
@@ -195,6 +197,19 @@ public final class Results {
             if (created) deleteQuietly(folder); // only if still empty: a failed save leaves no trace
             throw new SaveFailed("cannot save results of '" + experiment + "' in " + folder + ": " + why(e), e);
         }
+    }
+
+    /**
+     * The key figures {@code data} names: its own when it is {@link Measurement.Measured}, else those of each
+     * element when it is a collection (or a map's values), in order; empty when it names none.
+     */
+    public static List<Measurement> measurementsOf(Object data) {
+        if (data instanceof Measurement.Measured m) return m.measurements();
+        if (data instanceof Measurement m) return List.of(m);
+        java.util.Collection<?> items = data instanceof java.util.Collection<?> c ? c
+                : data instanceof Map<?, ?> map ? map.values() : List.of();
+        return items.stream().flatMap(i -> i instanceof Measurement.Measured || i instanceof Measurement
+                ? measurementsOf(i).stream() : java.util.stream.Stream.empty()).toList();
     }
 
     /**
