@@ -73,8 +73,8 @@ def checkout_processes(*needles: str) -> list:
     `needles`: another checkout's experiment running beside the suite is not ours to count (tools/course.py)."""
     if str(HOME / "tools") not in sys.path:
         sys.path.insert(0, str(HOME / "tools"))
-    import course
-    return course.checkout_processes(*needles)
+    import course_health
+    return course_health.checkout_processes(*needles)
 
 
 def catalog() -> dict:
