@@ -68,3 +68,26 @@ def test_a_reference_to_a_missing_method_or_file_fails(tmp_path, cell, says):
     _notebook(tmp_path / "notebooks" / "01-probe.ipynb", cell)
     found, problems = code_refs.rendered(tmp_path)
     assert found == [] and len(problems) == 1 and says in problems[0], problems
+
+
+def test_the_structure_line_counts_snippets_rendered_methods_json_unpacking_and_helper_packages(tmp_path):
+    import subprocess
+    import structure
+    (tmp_path / "snippets").mkdir()
+    for name, lines in (("S01_A.java", 10), ("S02_B.java", 30), ("S03_C.java", 20)):
+        (tmp_path / "snippets" / name).write_text("class X {\n    static void a() {\n" + "\n" * (lines - 3) + "}\n")
+    (tmp_path / "helpers" / "unpinned").mkdir(parents=True)
+    (tmp_path / "helpers" / "unpinned" / "H.java").write_text("class H {}\n")
+    _notebook(tmp_path / "notebooks" / "01-probe.ipynb",
+              'Code.show("snippets/S02_B.java", "static void a(");',
+              'var o = r.getAsJsonObject("x"); int n = o.get("n").getAsInt(); JsonArray a = o.getAsJsonArray("a");')
+    assert structure.line(tmp_path) == (
+        "structure: snippets median 20 lines, largest S02_B.java 30; largest rendered method S02_B.java"
+        " `static void a` 29 lines; JSON unpacking in notebook code cells 5 (getAsJsonObject 1, getAs* 2, JsonArray 1,"
+        ' .get(" 1) [counted: getAsJsonObject, getAs*, JsonObject, JsonArray, .get("]; helper packages: unpinned (flat)')
+    (tmp_path / "helpers" / "unpinned" / "pinning").mkdir()
+    (tmp_path / "helpers" / "unpinned" / "pinning" / "P.java").write_text("class P {}\n")
+    assert structure.line(tmp_path).endswith("helper packages: unpinned, unpinned.pinning")
+    run = subprocess.run([sys.executable, str(HOME / "tools" / "course.py"), "structure"], capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout == structure.line() + "\n", run.stdout + run.stderr

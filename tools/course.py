@@ -7,12 +7,16 @@ registries into folders of this checkout (.venv and .course). Every step checks 
 stamp first, so a second run is fast and a half-finished run simply resumes.
 
     python3 tools/course.py setup | doctor | lab | test [pytest args...] | nav [--check]
-                            | book [--fresh] | slides [--fresh] | stop
+                            | book [--fresh] | slides [--fresh] | stop | structure
 
 book and slides (tools/book.py) render the executed notebooks (build/executed/, from the test run; any missing,
 or all with --fresh, are executed first) into a static HTML site in build/book/ or reveal.js slides in build/slides/.
 stop ends this checkout's experiment JVMs (a server or load generator left over from a killed kernel), and no one
-else's.
+else's. structure prints the code's shape in the one line `make test` ends with (tools/structure.py).
+
+This file holds the commands; the work is done by course_base (folders, pins, profile, messages), course_jdk
+(finding the JDKs), course_install (venv, JBang, kernel, Spring Boot, reveal.js), course_nav (navigation and
+the indexes) and course_health (doctor, stop), all in tools/.
 """
 from __future__ import annotations
 
@@ -151,13 +155,20 @@ def book(command: str, args: list[str]) -> int:
     return run_to_end([str(venv_python()), str(course_base.HOME / "tools" / "book.py"), command, *args], course_env())
 
 
+def structure() -> int:
+    """`structure`: the code's shape in one line, as `make test` ends with (tools/structure.py computes it)."""
+    import structure as shape
+    print(shape.line())
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav", "book", "slides", "stop"):
+    if not argv or argv[0] not in ("setup", "doctor", "lab", "test", "nav", "book", "slides", "stop", "structure"):
         print(__doc__)
         return 2
     try:
         command, rest = argv[0], argv[1:]
-        if command != "nav":
+        if command not in ("nav", "structure"):
             profile()  # a typo in the profile fails in a second, not after the whole set-up
         if command in ("book", "slides") and fresh() and "--fresh" not in rest:
             rest = [*rest, "--fresh"]
@@ -168,6 +179,8 @@ def main(argv: list[str]) -> int:
             return doctor()
         if command == "nav":
             return nav(check="--check" in rest)
+        if command == "structure":
+            return structure()
         if command == "stop":
             return stop()
         if command in ("book", "slides"):
