@@ -38,8 +38,8 @@ import subprocess
 from pathlib import Path
 
 import course_base
-from course_base import MIN_JAVA, SetupError, fresh, profile, say, venv_python  # noqa: F401 (MIN_JAVA: tests)
-from course_health import checkout_processes, doctor, stop  # noqa: F401 (checkout_processes: tests/conftest.py)
+from course_base import SetupError, fresh, profile, say, venv_python
+from course_health import doctor, stop
 from course_install import (build_spring_snippets, configure_lab, ensure_jbang, ensure_reveal, ensure_venv,
                             helpers_classpath, install_kernel)
 from course_jdk import find_jdk, java_version, jdk21_status
