@@ -47,10 +47,23 @@ def pytest_terminal_summary(terminalreporter):
         lines.append(f"faults: {len(_FAULTS)} injected faults tried, {clear} ended with a clear error and nothing lost"
                      + ("" if clear == len(_FAULTS) else
                         "; not: " + ", ".join(k.split("::")[-1] for k, v in _FAULTS.items() if not v)))
+    lines.append(structure_line())
     if lines:
         terminalreporter.section("measurements (quick profile unless UNPINNED_PROFILE says otherwise)")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def structure_line() -> str:
+    """The code's shape (tools/structure.py, which tools/course.py structure prints too): snippet sizes, the largest
+    rendered method, JSON unpacking left in notebook cells, helper packages. Read from the files, so always there."""
+    if str(HOME / "tools") not in sys.path:
+        sys.path.insert(0, str(HOME / "tools"))
+    try:
+        import structure
+        return structure.line()
+    except Exception as e:  # the summary must not hide the tests' own result
+        return f"structure: not computed ({type(e).__name__}: {e})"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -73,8 +86,8 @@ def checkout_processes(*needles: str) -> list:
     `needles`: another checkout's experiment running beside the suite is not ours to count (tools/course.py)."""
     if str(HOME / "tools") not in sys.path:
         sys.path.insert(0, str(HOME / "tools"))
-    import course
-    return course.checkout_processes(*needles)
+    import course_health
+    return course_health.checkout_processes(*needles)
 
 
 def catalog() -> dict:

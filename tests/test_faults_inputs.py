@@ -22,6 +22,10 @@ from test_snippets import one_line_error
 
 sys.path.insert(0, str(HOME / "tools"))
 import course  # noqa: E402
+import course_base  # noqa: E402
+import course_health  # noqa: E402
+import course_install  # noqa: E402
+import course_jdk  # noqa: E402
 
 JBANG = ["bash", str(HOME / "tools" / "jbang")]
 
@@ -258,9 +262,9 @@ def fake_jdk(root: Path, version: str) -> Path:
 
 
 def fake_checkout(root: Path, course_jdk: Path) -> Path:
-    """tools/jbang and tools/course.py with a set-up state that names course_jdk."""
+    """tools/jbang and tools/course.py (with its modules) with a set-up state that names course_jdk."""
     (root / "tools").mkdir(parents=True)
-    for f in ("tools/jbang", "tools/course.py", "jbang-catalog.json"):
+    for f in ("tools/jbang", "jbang-catalog.json", *(p.relative_to(HOME) for p in HOME.glob("tools/course*.py"))):
         shutil.copy2(HOME / f, root / f)
     (root / ".course" / "jbang" / "lib").mkdir(parents=True)
     (root / ".course" / "java-home").write_text(str(course_jdk))
@@ -277,10 +281,10 @@ def wrapper(checkout: Path, tmp_path: Path, **env: str) -> subprocess.CompletedP
 @pytest.mark.fault
 def test_set_up_honours_a_valid_java_home_and_names_the_newer_jdk_it_keeps_out(tmp_path, monkeypatch, capsys):
     jdk21, jdk25 = fake_jdk(tmp_path / "jdk-21", "21.0.8"), fake_jdk(tmp_path / "jdk-25", "25.0.1")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [jdk21, jdk25])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [jdk21, jdk25])
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.setenv("JAVA_HOME", str(jdk21))
-    assert course.find_jdk() == (jdk21, "21.0.8")
+    assert course_jdk.find_jdk() == (jdk21, "21.0.8")
     said = capsys.readouterr().err.strip().splitlines()
     assert said == [f"[unpinned] warning: using JAVA_HOME={jdk21} (Java 21.0.8); a newer JDK is at {jdk25}"
                     f" (Java 25.0.1): set UNPINNED_JAVA_HOME={jdk25} to use that one"], said
@@ -320,13 +324,13 @@ def test_a_stale_course_jdk_is_one_line_that_says_to_run_set_up(tmp_path):
 def test_doctor_on_a_stale_course_jdk_advises_set_up_not_deleting_jbang(tmp_path, monkeypatch, capsys):
     checkout = fake_checkout(tmp_path / "course", tmp_path / "jdk-removed")
     jdk25 = fake_jdk(tmp_path / "jdk-25", "25.0.1")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [jdk25])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [jdk25])
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    monkeypatch.setattr(course, "HOME", checkout)
-    monkeypatch.setattr(course, "STATE", checkout / ".course")
-    monkeypatch.setattr(course, "system_jbang", lambda: None)
-    assert course.doctor() == 1
+    monkeypatch.setattr(course_base, "HOME", checkout)
+    monkeypatch.setattr(course_base, "STATE", checkout / ".course")
+    monkeypatch.setattr(course_install, "system_jbang", lambda: None)
+    assert course_health.doctor() == 1
     out = capsys.readouterr().out
     problems = [line for line in out.splitlines() if line.startswith("problem: ")]
     assert "delete .course/jbang" not in out, out

@@ -19,6 +19,8 @@ from test_snippets import one_line_error
 
 sys.path.insert(0, str(HOME / "tools"))
 import course  # noqa: E402
+import course_base  # noqa: E402
+import course_install  # noqa: E402
 
 JBANG = ["bash", str(HOME / "tools" / "jbang")]
 # carrier-scaling's smallest run: one sleeping task, no warm-up, one batch (well under a second of measuring).
@@ -221,8 +223,8 @@ QUIET_STEPS = {
 @pytest.mark.fault
 @pytest.mark.parametrize("kind", sorted(QUIET_STEPS))
 def test_set_up_progress_prints_a_line_per_change_not_a_busy_loop(kind, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(course, "STATE", tmp_path)
-    course.run_with_progress([sys.executable, "-c", QUIET_STEPS[kind]], "a quiet step", every=0.2)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
+    course_install.run_with_progress([sys.executable, "-c", QUIET_STEPS[kind]], "a quiet step", every=0.2)
     lines = capsys.readouterr().out.splitlines()
     progress = [line for line in lines if "... a quiet step" in line]
     # 2.5 s at one look every 0.2 s: at most 12 lines even if each look printed; the output changed once

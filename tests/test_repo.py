@@ -94,6 +94,38 @@ def test_navigation_cells_are_current():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+def test_the_readme_snippets_table_is_the_catalog_and_a_hand_edit_is_stale(tmp_path, monkeypatch, capsys):
+    """The README's Snippets table is generated from jbang-catalog.json by `nav`: every alias, its script, its
+    description; a row edited by hand (or an alias added to the catalog only) makes `nav --check` fail."""
+    import sys
+    sys.path.insert(0, str(HOME / "tools"))
+    import course_base
+    import course_nav
+    aliases = catalog()
+    readme = (HOME / "README.md").read_text()
+    table = readme.split(course_nav.SNIPPETS_BEGIN, 1)[1].split(course_nav.SNIPPETS_END, 1)[0]
+    rows = [r for r in table.splitlines() if r.startswith("| `")]
+    assert [re.match(r"\| `([^`]+)`", r)[1] for r in rows] == \
+        [n for n, _ in sorted(aliases.items(), key=lambda kv: (kv[1]["script-ref"], kv[0]))]
+    for row in rows:
+        name = re.match(r"\| `([^`]+)`", row)[1]
+        ref = aliases[name]["script-ref"]
+        assert f"[{Path(ref).name}]({ref})" in row and aliases[name]["description"].replace("|", "/") in row, row
+    # a copy of the course whose README has one description edited by hand
+    for name in ("README.md", "jbang-catalog.json"):
+        (tmp_path / name).write_text((HOME / name).read_text())
+    (tmp_path / "notebooks").mkdir()
+    for nb in [*NOTEBOOKS, HOME / "notebooks" / course_nav.INDEX_NOTEBOOK]:
+        (tmp_path / "notebooks" / nb.name).write_text(nb.read_text())
+    monkeypatch.setattr(course_base, "HOME", tmp_path)
+    assert course_nav.nav(check=True) == 0, capsys.readouterr().out
+    edited = rows[0].replace(" |", " (edited by hand) |", 3)
+    (tmp_path / "README.md").write_text(readme.replace(rows[0], edited, 1))
+    assert course_nav.nav(check=True) == 1
+    assert "README.md (snippets)" in capsys.readouterr().out
+    assert course_nav.nav(check=False) == 0 and (tmp_path / "README.md").read_text() == readme
+
+
 def test_reference_runs_carry_their_machine_and_command():
     runs = sorted(p for p in (HOME / "data" / "reference-runs").iterdir() if p.is_dir())
     assert runs

