@@ -214,7 +214,7 @@ public final class Charts {
     }
 
     static CategoryChart ofBoundChart(String title, List<Measurement> rows) {
-        if (rows == null || rows.contains(null)) {
+        if (rows == null || rows.stream().anyMatch(java.util.Objects::isNull)) {
             throw new IllegalArgumentException("rows must be a list of measurements, got " + rows);
         }
         List<String> labels = new ArrayList<>();

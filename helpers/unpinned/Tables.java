@@ -149,7 +149,7 @@ public final class Tables {
      */
     public static Table fromMeasurements(String name, List<Measurement> rows) {
         checkName(name);
-        if (rows == null || rows.isEmpty() || rows.contains(null)) {
+        if (rows == null || rows.isEmpty() || rows.stream().anyMatch(java.util.Objects::isNull)) {
             throw new IllegalArgumentException("rows must be a non-empty list of measurements, got " + rows);
         }
         List<String> columns = List.of("what", "value", "unit", "bound", "kind", "x bound", "published", "source");
