@@ -100,6 +100,7 @@ public class ReadBack {
 """
 
 GOOD = {"experiment": "s14-carrier-scaling", "machine": {"host": "vm", "cores": 2, "jdk": "25", "profile": "quick"},
+        "measurements": [{"what": "P=2 · io", "value": 2.0, "unit": "ms", "bound": 1.0, "boundKind": "LOWER_TIME"}],
         "data": [{"carriers": 2, "kind": "io", "measuredMs": 2.0, "boundMs": 1.0}]}
 NOT_RESULTS = {
     "empty, as a save cut off by a full disk left it": "",
@@ -143,6 +144,55 @@ def test_readers_pass_over_a_results_file_that_is_not_one_and_name_it(kind, tmp_
         "each reader (Results.latest, Runs) names the file it passes over, in one line:\n" + run.stderr[-3000:])
     assert "threads.json" not in run.stderr, run.stderr[-3000:]
     assert bad.read_text() == NOT_RESULTS[kind], "a reader never changes what it reads"
+
+
+REFERENCE_READER = """
+import java.nio.file.Path;
+import unpinned.Runs;
+
+public class ReadReferences {
+    public static void main(String[] args) {
+        try {
+            System.out.println("references: " + Runs.references(Path.of(args[0])).size());
+        } catch (IllegalArgumentException e) {
+            System.out.println("refused: " + e.getMessage());
+        }
+    }
+}
+"""
+
+
+@pytest.mark.fault
+def test_chapter_08_refuses_a_result_saved_before_measurements_in_one_line_naming_it(tmp_path, helpers_classpath):
+    """A results file from before results named their measurements (only "data", from which chapter 08 used to guess
+    bounds by field names) is passed over by Runs.results with one line naming it, and the good run is still
+    compared; in a reference-runs folder the same file is refused by name."""
+    folder = tmp_path / "results" / "s14-carrier-scaling"
+    folder.mkdir(parents=True)
+    (folder / "20261122-100000-000-quick.json").write_text(json.dumps(GOOD))
+    old = folder / "20261122-110000-000-quick.json"  # newer, saved the old way
+    old.write_text(json.dumps({k: v for k, v in GOOD.items() if k != "measurements"}))
+    (tmp_path / "ReadBack.java").write_text(READER)
+    java = Path((HOME / ".course" / "java-home").read_text().strip()) / "bin" / "java"
+    run = subprocess.run([str(java), "-cp", helpers_classpath, str(tmp_path / "ReadBack.java"), str(tmp_path / "results")],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    out = run.stdout + run.stderr
+    assert run.returncode == 0 and "Exception" not in out, out[-3000:]
+    assert "run: 20261122-100000-000-quick.json s14-carrier-scaling" in run.stdout, out[-3000:]
+    assert "ratio: P=2 · io 0.5" in run.stdout, "chapter 08 compares the run that names its measurements: " + out[-3000:]
+    named = [line for line in run.stderr.splitlines() if line.strip() and not line.startswith("WARNING")]
+    assert len(named) == 1 and str(old) in named[0] and '"measurements"' in named[0], (
+        "Runs.results names the old file in one line:\n" + run.stderr[-3000:])
+    refs = tmp_path / "refs" / "2026-11-22-2cores-jdk25-quick"
+    refs.mkdir(parents=True)
+    (refs / "s14-carrier-scaling.json").write_text(old.read_text())
+    (tmp_path / "ReadReferences.java").write_text(REFERENCE_READER)
+    run = subprocess.run([str(java), "-cp", helpers_classpath, str(tmp_path / "ReadReferences.java"),
+                          str(tmp_path / "refs")], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    refused = [line for line in run.stdout.splitlines() if line.startswith("refused: ")]
+    assert run.returncode == 0 and len(refused) == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    assert str(refs / "s14-carrier-scaling.json") in refused[0] and '"measurements"' in refused[0], refused[0]
+    assert old.read_text() == json.dumps({k: v for k, v in GOOD.items() if k != "measurements"}), "never rewritten"
 
 
 # ---- 4. a results folder that cannot be written, a broken published CSV: before measuring ------------------------

@@ -410,4 +410,21 @@ class ChartsTest {
         DrawnChart chart = Charts.bars("Fifteen long labels", "value", many);
         assertEquals(List.of(), chart.clipped(), "labels must be turned until they no longer overlap");
     }
+
+    @Test
+    void ofBoundDrawsEachShareOfItsBoundAndLeavesFiguresWithoutOneOut() {
+        var chart = Charts.ofBoundChart("Shares", List.of(
+                Measurement.of("virtual", 55, "ms").bound(50, Measurement.Bound.LOWER_TIME).published(54, "vt-jmh-blog"),
+                Measurement.of("pool", 480, "req/s").bound(500, Measurement.Bound.LITTLE),
+                Measurement.of("heap", 990, "B"),
+                Measurement.of("expected", 90, "req/s").bound(100, Measurement.Bound.ESTIMATE)));
+        assertEquals(List.of("measured", "published"), List.copyOf(chart.getSeriesMap().keySet()));
+        assertEquals(List.of("virtual", "pool", "expected (estimate)"),
+                List.copyOf(chart.getSeriesMap().get("measured").getXData()));
+        assertEquals(List.of(50 / 55.0, 0.96, 0.9), List.copyOf(chart.getSeriesMap().get("measured").getYData()));
+        assertEquals(Arrays.asList(50 / 54.0, null, null),
+                new java.util.ArrayList<>(chart.getSeriesMap().get("published").getYData()));
+        BoundsTest.assertMessage("rows must hold at least one measurement with a bound",
+                () -> Charts.ofBoundChart("t", List.of(Measurement.of("heap", 990, "B"))));
+    }
 }

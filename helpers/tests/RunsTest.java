@@ -22,55 +22,70 @@ class RunsTest {
         return m;
     }
 
-    private static void write(Path file, String experiment, JsonObject machine, String data) throws Exception {
+    // A file as Results.save writes it: the data, and beside it the measurements (io: measured 51 ms, bound 50 ms).
+    private static void write(Path file, String experiment, JsonObject machine, String measurements) throws Exception {
         Files.createDirectories(file.getParent());
-        Files.writeString(file, "{\"experiment\":\"" + experiment + "\",\"machine\":" + machine + ",\"data\":" + data + "}");
+        Files.writeString(file, "{\"experiment\":\"" + experiment + "\",\"machine\":" + machine
+                + ",\"measurements\":" + measurements + ",\"data\":[{\"anything\":1}]}");
     }
 
-    private static Runs.Run run(String data) {
-        return new Runs.Run("here", "x", new JsonObject(), Json.parse(data), Path.of("x.json"));
+    private static String io(double measuredMs) {
+        return Json.compact(List.of(Measurement.of("virtual", measuredMs, "ms").bound(50, Measurement.Bound.LOWER_TIME)));
+    }
+
+    private static Runs.Run run(Measurement... measurements) {
+        return new Runs.Run("here", "x", new JsonObject(), List.of(measurements), Path.of("x.json"));
     }
 
     @Test
     void timesAreInvertedSoOneIsAlwaysTheBound() {
-        List<Runs.Ratio> r = Runs.ratios(run("[{\"executor\":\"fixed-8\",\"measuredMs\":3200,\"boundMs\":3150}]"));
+        List<Runs.Ratio> r = Runs.ratios(run(Measurement.of("fixed-8", 3200, "ms").bound(3150, Measurement.Bound.LOWER_TIME)));
         assertEquals(1, r.size());
         assertEquals("fixed-8", r.get(0).label());
         assertEquals(3150 / 3200.0, r.get(0).ofBound(), 1e-12);
     }
 
     @Test
-    void throughputsAndGivenRatiosAreTakenAsTheyAre() {
-        var r = Runs.ratios(run("[{\"impl\":\"virtual\",\"users\":200,\"throughput\":950,\"ratioToLowerBound\":0.97},"
-                + "{\"executor\":\"pool\",\"throughput\":480,\"boundThroughput\":500},"
-                + "{\"label\":\"blocking\",\"measured\":30,\"bound\":40}]"));
-        assertEquals(List.of("virtual · 200 users", "pool", "blocking"), r.stream().map(Runs.Ratio::label).toList());
-        assertEquals(0.97, r.get(0).ofBound(), 1e-12);
+    void everyLimitCountsAndItsNameIsTheLabel() {
+        var r = Runs.ratios(run(Measurement.of("virtual · 200 users", 950, "orders/s").bound(1000, Measurement.Bound.LITTLE),
+                Measurement.of("pool", 480, "req/s").bound(500, Measurement.Bound.CPU),
+                Measurement.of("CPU busy", 0.75, "share of the cores").bound(1.0, Measurement.Bound.UPPER)));
+        assertEquals(List.of("virtual · 200 users", "pool", "CPU busy"), r.stream().map(Runs.Ratio::label).toList());
+        assertEquals(0.95, r.get(0).ofBound(), 1e-12);
         assertEquals(0.96, r.get(1).ofBound(), 1e-12);
         assertEquals(0.75, r.get(2).ofBound(), 1e-12);
     }
 
     @Test
-    void prefixedTimeBoundsAndNestedArraysEachGetALabel() {
-        var r = Runs.ratios(run("{\"pool\":10,\"rows\":[{\"run\":\"semaphore\",\"ratioToBound\":0.9}],"
-                + "\"bulkhead\":[{\"run\":\"fast\",\"ratioToBound\":0.8}],"
-                + "\"scaling\":[{\"carriers\":2,\"ioWallMs\":52,\"ioBoundMs\":50,\"cpuWallMs\":200,\"cpuBoundMs\":190}]}"));
-        assertEquals(List.of("semaphore", "bulkhead · fast", "scaling · P=2 · io", "scaling · P=2 · cpu"),
-                r.stream().map(Runs.Ratio::label).toList());
-        assertEquals(50 / 52.0, r.get(2).ofBound(), 1e-12);
+    void estimatesFiguresWithoutABoundAndNonPositiveFiguresAreLeftOut() {
+        assertTrue(Runs.ratios(run(Measurement.of("heap per thread", 990, "B"))).isEmpty());
+        assertTrue(Runs.ratios(run(Measurement.of("expected", 90, "req/s").bound(100, Measurement.Bound.ESTIMATE))).isEmpty());
+        assertTrue(Runs.ratios(run(Measurement.of("x", 0, "req/s").bound(100, Measurement.Bound.LITTLE))).isEmpty());
+        assertTrue(Runs.ratios(run(Measurement.of("x", Double.NaN, "ms").bound(100, Measurement.Bound.LOWER_TIME))).isEmpty());
+    }
+
+    record IoRow(String executor, double measuredMs) implements Measurement.Measured {
+        public List<Measurement> measurements() {
+            return List.of(Measurement.of(executor, measuredMs, "ms").bound(50, Measurement.Bound.LOWER_TIME)
+                    .published(54, "vt-jmh-blog"));
+        }
     }
 
     @Test
-    void rowsWithoutABoundAndNonPositiveFiguresAreLeftOut() {
-        assertTrue(Runs.ratios(run("[{\"kind\":\"virtual\",\"heapBytesPerThread\":990}]")).isEmpty());
-        assertTrue(Runs.ratios(run("{\"sleepMs\":50}")).isEmpty());
-        assertTrue(Runs.ratios(run("[{\"mode\":\"x\",\"ratioToBound\":0}]")).isEmpty());
+    void aSavedFileIsReadBackWithItsMeasurements(@TempDir Path dir) throws Exception {
+        Results.save(dir, "01-io-bound", List.of(new IoRow("virtual", 55)));
+        var runs = Runs.results(dir);
+        assertEquals(1, runs.size());
+        Measurement m = runs.get(0).measurements().get(0);
+        assertEquals(List.of("virtual", 55.0, 50.0, Measurement.Bound.LOWER_TIME, 54.0, "vt-jmh-blog"),
+                List.of(m.what(), m.value(), m.bound(), m.boundKind(), m.published(), m.source()));
+        assertEquals(50 / 55.0, Runs.ratios(runs).get(0).ofBound(), 1e-12);
     }
 
     @Test
     void referenceRunsAreOneSourcePerFolder(@TempDir Path dir) throws Exception {
         write(dir.resolve("ref-a/01-io-bound.json"), "01-io-bound", machine("vm", "25.0.3+9-LTS", "quick"),
-                "[{\"executor\":\"virtual\",\"measuredMs\":51,\"boundMs\":50}]");
+                io(51));
         write(dir.resolve("ref-b/01-io-bound.json"), "01-io-bound", machine("mac", "21.0.8", "full"), "[]");
         Files.writeString(dir.resolve("README.md"), "not a run");
         var runs = Runs.references(dir);
@@ -82,8 +97,8 @@ class RunsTest {
     void aResultsFolderKeepsEachMachinesLatestRun(@TempDir Path dir) throws Exception {
         JsonObject here = machine("vm", "25.0.3+9-LTS", "quick");
         JsonObject other = machine("laptop", "21.0.8+9", "quick");
-        String older = "[{\"executor\":\"virtual\",\"measuredMs\":60,\"boundMs\":50}]";
-        String newer = "[{\"executor\":\"virtual\",\"measuredMs\":55,\"boundMs\":50}]";
+        String older = io(60);
+        String newer = io(55);
         write(dir.resolve("01-io-bound/20261122-100000-000-quick.json"), "01-io-bound", here, older);
         write(dir.resolve("01-io-bound/20261122-110000-000-quick.json"), "01-io-bound", here, newer);
         write(dir.resolve("01-io-bound/20261122-090000-000-quick.json"), "01-io-bound", other, older);
@@ -111,8 +126,7 @@ class RunsTest {
     @Test
     void aResultWhoseExperimentIsNotAStringIsPassedOverByName(@TempDir Path dir) throws Exception {
         JsonObject here = machine("vm", "25.0.3+9-LTS", "quick");
-        write(dir.resolve("01-io-bound/20261122-100000-000-quick.json"), "01-io-bound", here,
-                "[{\"executor\":\"virtual\",\"measuredMs\":60,\"boundMs\":50}]");
+        write(dir.resolve("01-io-bound/20261122-100000-000-quick.json"), "01-io-bound", here, io(60));
         Path nulled = dir.resolve("01-io-bound/20261122-110000-000-quick.json");
         Files.writeString(nulled, "{\"experiment\":null,\"machine\":" + here + ",\"data\":[]}");
         Path number = dir.resolve("01-io-bound/20261122-120000-000-quick.json");
@@ -129,5 +143,32 @@ class RunsTest {
         Files.copy(nulled, dir.resolve("refs/ref/01-io-bound.json"));
         var e = assertThrows(IllegalArgumentException.class, () -> Runs.references(dir.resolve("refs")));
         assertTrue(e.getMessage().contains("01-io-bound.json") && e.getMessage().contains("must be a string"), e.getMessage());
+    }
+
+    @Test
+    void aFileSavedBeforeMeasurementsIsRefusedInOneLineNamingIt(@TempDir Path dir) throws Exception {
+        JsonObject here = machine("vm", "25.0.3+9-LTS", "quick");
+        write(dir.resolve("01-io-bound/20261122-100000-000-quick.json"), "01-io-bound", here, io(60));
+        // newer, as chapter 01 saved it before results named their measurements: only "data"
+        Path old = dir.resolve("01-io-bound/20261122-110000-000-quick.json");
+        Files.writeString(old, "{\"experiment\":\"01-io-bound\",\"machine\":" + here
+                + ",\"data\":[{\"executor\":\"virtual\",\"measuredMs\":55,\"boundMs\":50}]}");
+        Path unreadable = dir.resolve("01-io-bound/20261122-120000-000-quick.json");
+        Files.writeString(unreadable, "{\"experiment\":\"01-io-bound\",\"machine\":" + here
+                + ",\"measurements\":[{\"what\":\"virtual\"}],\"data\":[]}");
+        List<String> said = new java.util.ArrayList<>();
+        var runs = Runs.results(dir, said::add);
+        assertEquals(1, runs.size(), "the older run with measurements is the one compared");
+        assertEquals(50 / 60.0, Runs.ratios(runs).get(0).ofBound(), 1e-12);
+        assertEquals(2, said.size(), said.toString());
+        assertTrue(said.get(0).contains(old.toString()) && said.get(0).contains("no \"measurements\""), said.get(0));
+        assertTrue(said.get(1).contains(unreadable.toString()) && said.get(1).contains("measurements"), said.get(1));
+        assertTrue(said.stream().noneMatch(l -> l.contains("\n")), "one line each: " + said);
+        // A reference run saved that way is refused by name, in one line.
+        Files.createDirectories(dir.resolve("refs/ref"));
+        Files.copy(old, dir.resolve("refs/ref/01-io-bound.json"));
+        var e = assertThrows(IllegalArgumentException.class, () -> Runs.references(dir.resolve("refs")));
+        assertTrue(e.getMessage().contains("01-io-bound.json") && e.getMessage().contains("no \"measurements\"")
+                && !e.getMessage().contains("\n"), e.getMessage());
     }
 }

@@ -207,4 +207,19 @@ class TablesTest {
         BoundsTest.assertMessage("no column 'nope' in table 'wide'", () -> Tables.html(t, 10, "nope"));
         assertFalse(Tables.html(Tables.of("narrow", List.of("a", "b"), List.of(List.of(1, 2)))).contains("<details>"));
     }
+
+    @Test
+    void measurementsGiveTheirBoundItsKindAndTheShareOfIt() {
+        Table t = Tables.fromMeasurements("io", List.of(
+                Measurement.of("virtual", 55, "ms").bound(50, Measurement.Bound.LOWER_TIME).published(54, "vt-jmh-blog"),
+                Measurement.of("heap per thread", 990, "B")));
+        assertEquals(List.of("what", "value", "unit", "bound", "kind", "x bound", "published", "source"), t.columnNames());
+        assertEquals("lower time", t.stringColumn("kind").get(0));
+        assertEquals(50 / 55.0, t.doubleColumn("x bound").getDouble(0), 1e-12);
+        assertTrue(t.doubleColumn("bound").isMissing(1));
+        Table bare = Tables.fromMeasurements("bare", List.of(Measurement.of("x", 1, "ms").bound(1, Measurement.Bound.UPPER)));
+        assertEquals(List.of("what", "value", "unit", "bound", "kind", "x bound"), bare.columnNames(),
+                "no published figure in any row: no published or source column");
+        BoundsTest.assertMessage("rows must be a non-empty list of measurements", () -> Tables.fromMeasurements("x", List.of()));
+    }
 }

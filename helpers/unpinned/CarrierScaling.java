@@ -1,6 +1,7 @@
 package unpinned;
 
 import com.google.gson.JsonObject;
+import java.util.List;
 
 /**
  * One run of snippet S14 (alias carrier-scaling) on P carriers, in its own JVM: a sleeping batch and a computing
@@ -8,7 +9,19 @@ import com.google.gson.JsonObject;
  * Needs ChildRun.java (and what it needs) alongside.
  */
 public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, double cpuWallMs,
-                             double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs) {
+                             double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs)
+        implements Measurement.Measured {
+
+    /**
+     * Each batch's wall time against the time it can't beat: one sleep for the sleeping batch, the carriers' CPU
+     * time / min(P, cores) for the computing one (chapter 08 compares machines by these shares).
+     */
+    @Override
+    public List<Measurement> measurements() {
+        String p = "P=" + carriers;
+        return List.of(Measurement.of(p + " · io", ioWallMs, "ms").bound(ioBoundMs, Measurement.Bound.LOWER_TIME),
+                Measurement.of(p + " · cpu", cpuWallMs, "ms").bound(cpuBoundMs, Measurement.Bound.LOWER_TIME));
+    }
 
     /** Runs S14 with {@code --carriers carriers} in a child JVM. */
     public static CarrierScaling run(int carriers) {

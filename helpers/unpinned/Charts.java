@@ -204,6 +204,43 @@ public final class Charts {
         return chart;
     }
 
+    /**
+     * Each measurement with a bound as a share of it ({@link Measurement#ofBound()}: 1 = at the bound, a time's
+     * bound / the time), one bar per row, the published figure's share beside it where there is one, and a line at
+     * 1.0. Rows without a bound are left out; a row whose bound is only an estimate is labelled "(estimate)".
+     */
+    public static DrawnChart ofBound(String title, List<Measurement> rows) {
+        return render(ofBoundChart(title, rows));
+    }
+
+    static CategoryChart ofBoundChart(String title, List<Measurement> rows) {
+        if (rows == null || rows.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("rows must be a list of measurements, got " + rows);
+        }
+        List<String> labels = new ArrayList<>();
+        List<Double> measured = new ArrayList<>();
+        List<Double> published = new ArrayList<>();
+        for (Measurement m : rows) {
+            if (m.boundKind() == null || !Double.isFinite(m.ofBound())) continue;
+            String label = m.what() + (m.boundKind().isLimit() ? "" : " (estimate)");
+            for (int n = 2; labels.contains(label); n++) label = m.what() + " (" + n + ")";
+            labels.add(label);
+            measured.add(m.ofBound());
+            published.add(m.published() == null ? Double.NaN
+                    : Measurement.of(m.what(), m.published(), m.unit()).bound(m.bound(), m.boundKind()).ofBound());
+        }
+        if (labels.isEmpty()) {
+            throw new IllegalArgumentException("rows must hold at least one measurement with a bound, got none in "
+                    + rows.stream().map(Measurement::what).toList());
+        }
+        Map<String, double[]> series = new java.util.LinkedHashMap<>();
+        series.put(MEASURED, measured.stream().mapToDouble(Double::doubleValue).toArray());
+        if (published.stream().anyMatch(Double::isFinite)) {
+            series.put(PUBLISHED, published.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+        return groupedBarsChart(title, "share of the bound", labels, series, Map.of("the bound", 1.0));
+    }
+
     /** One bar per key, in the map's iteration order (use a LinkedHashMap); null or NaN leaves a gap. */
     public static DrawnChart bars(String title, String yLabel, Map<String, ? extends Number> values) {
         return render(barsChart(title, yLabel, values));

@@ -143,6 +143,33 @@ public final class Tables {
     }
 
     /**
+     * A table of key figures, one row per {@link Measurement}: what, value, unit, bound, the bound's kind, the value
+     * as a share of its bound ("x bound": {@link Measurement#ofBound()}, 1 = at the bound, times inverted), the
+     * published figure and its source. A column empty in every row (no published figure, say) is left out.
+     */
+    public static Table fromMeasurements(String name, List<Measurement> rows) {
+        checkName(name);
+        if (rows == null || rows.isEmpty() || rows.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("rows must be a non-empty list of measurements, got " + rows);
+        }
+        List<String> columns = List.of("what", "value", "unit", "bound", "kind", "x bound", "published", "source");
+        List<List<?>> values = new ArrayList<>();
+        for (Measurement m : rows) {
+            String kind = m.boundKind() == null ? null : m.boundKind().name().toLowerCase(Locale.ROOT).replace('_', ' ');
+            values.add(java.util.Arrays.asList(m.what(), m.value(), m.unit(), m.bound(), kind,
+                    m.boundKind() == null ? null : m.ofBound(), m.published(), m.source()));
+        }
+        List<Integer> kept = new ArrayList<>();
+        for (int c = 0; c < columns.size(); c++) {
+            int column = c;
+            if (values.stream().anyMatch(row -> present(row.get(column)))) kept.add(c);
+        }
+        List<List<?>> table = new ArrayList<>();
+        for (List<?> row : values) table.add(kept.stream().map(row::get).toList());
+        return of(name, kept.stream().map(columns::get).toList(), table);
+    }
+
+    /**
      * Headers that the rule in {@link #header} gets wrong or can't know; component name -> header.
      */
     static final Map<String, String> HEADER_OVERRIDES = Map.of(
