@@ -75,10 +75,10 @@ public class S12_CarrierTimeline {
         Thread spawner = Thread.ofVirtual().name("spawner").start(() -> {
             rec.begin("spawner");
             for (int i = 0; i < tasks; i++) {
-                long seed = i;
+                long initial = i;
                 Thread t = Thread.ofVirtual().name("task-" + i).unstarted(() -> {
                     rec.begin("task");
-                    long x = Work.burn(workNanos, seed);
+                    long x = Work.burn(workNanos, initial);
                     rec.end();
                     Work.use(x);
                 });
@@ -105,9 +105,9 @@ public class S12_CarrierTimeline {
         Thread[] threads = new Thread[hoppers];
         long t0 = System.nanoTime();
         for (int i = 0; i < hoppers; i++) {
-            long seed = i;
+            long initial = i;
             threads[i] = Thread.ofVirtual().name("hopper-" + i).start(() -> {
-                long x = seed;
+                long x = initial;
                 try {
                     for (int hop = 0; hop < hops; hop++) {
                         rec.begin("hopper");

@@ -38,8 +38,8 @@ public final class Work {
      * Real CPU work for {@code nanos} on the clock: {@link #hash} in batches of 64 until the time has passed.
      * Stops early, leaving the interrupt flag set, if the thread is interrupted.
      */
-    public static long burn(long nanos, long seed) {
-        long until = System.nanoTime() + nanos, h = seed;
+    public static long burn(long nanos, long initial) {
+        long until = System.nanoTime() + nanos, h = initial;
         do {
             h = hash(h, BATCH);
         } while (System.nanoTime() < until && !Thread.currentThread().isInterrupted());
@@ -47,8 +47,8 @@ public final class Work {
     }
 
     /** {@code iterations} of {@link #hash} in chunks; stops early, flag still set, if the thread is interrupted. */
-    public static long hashFor(long iterations, long seed) {
-        long h = seed;
+    public static long hashFor(long iterations, long initial) {
+        long h = initial;
         for (long done = 0; done < iterations && !Thread.currentThread().isInterrupted(); done += CHUNK) {
             h = hash(h, Math.min(CHUNK, iterations - done));
         }
