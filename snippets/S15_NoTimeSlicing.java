@@ -97,32 +97,6 @@ public class S15_NoTimeSlicing {
         });
     }
 
-    /** Starts the hogs as the ping falls asleep, waits for them, then for the ping; returns when they started. */
-    static long hogsDuringPings(Thread ping, Thread[] hogs, CountDownLatch hogsGo, long hogNanos, long pingBudget)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + pingBudget;
-        ping.start();
-        if (!hogsGo.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-            throw new Experiment.RunFailed("the ping did not reach the sleep before the hogs in time; nothing saved");
-        }
-        checkFailure();
-        Protocol.progress(String.format(Locale.ROOT, "%d hogs computing %,d ms", hogs.length, hogNanos / 1_000_000));
-        long hogsStart = System.nanoTime();
-        for (Thread hog : hogs) hog.start();
-        long hogDeadline = hogsStart + hogNanos * (1 + hogs.length) + TimeUnit.SECONDS.toNanos(60);
-        if (!Carriers.joinAll(hogs, hogDeadline)) {
-            throw new Experiment.RunFailed(String.format(Locale.ROOT, "the hogs had not ended %.0f s after they"
-                    + " started: the machine is overloaded; nothing saved", (hogDeadline - hogsStart) / 1e9));
-        }
-        Protocol.progress("pings after the hogs");
-        if (!Carriers.joinAll(new Thread[] {ping}, deadline)) {
-            throw new Experiment.RunFailed(String.format(Locale.ROOT, "the ping had not done its sleeps within"
-                    + " %.0f s; nothing saved", pingBudget / 1e9));
-        }
-        checkFailure();
-        return hogsStart;
-    }
-
     public static void main(String[] args) {
         int cores = Runtime.getRuntime().availableProcessors();
         Experiment.named("S15", "virtual threads are not time-sliced", "s15-no-time-slicing")
@@ -161,7 +135,8 @@ public class S15_NoTimeSlicing {
         Protocol.progress(String.format(Locale.ROOT, "%d pings before the hogs", plan.baseline()));
         long hogsStart;
         try {
-            hogsStart = hogsDuringPings(ping, hogs, hogsGo, hogNanos, pingBudget);
+            hogsStart = NoTimeSlicing.hogsDuringPings(ping, hogs, hogsGo, hogNanos, pingBudget,
+                    S15_NoTimeSlicing::checkFailure);
         } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
             Carriers.stop(ping);
             Carriers.stop(hogs);

@@ -61,6 +61,9 @@ package unpinned.snippets;
  * Results go to results/s27-which-queue/.
  */
 
+import static unpinned.SchedulerInternals.awaitState;
+import static unpinned.SchedulerInternals.joinWithin;
+
 import unpinned.Carriers;
 import unpinned.Experiment;
 import unpinned.Jdks;
@@ -211,21 +214,6 @@ public class S27_WhichQueue {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "--path x --threads x --work-us x %d ="
                     + " %,d s of work; at most 10 minutes (600 s) allowed: use fewer --threads or less --work-us",
                     1 + YIELDS, worstUs / 1_000_000));
-        }
-    }
-
-    static void joinWithin(Thread t) throws InterruptedException {
-        if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException(t + " had not ended after 60 s");
-    }
-
-    /** Waits until every thread is in {@code state} (parked, or asleep): nothing of the path is queued then. */
-    static void awaitState(List<Thread> threads, Thread.State state) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (Thread t : threads) {
-            while (t.getState() != state) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException(t + " never reached " + state);
-                Thread.sleep(1);
-            }
         }
     }
 }

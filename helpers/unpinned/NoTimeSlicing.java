@@ -4,16 +4,19 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Snippet S15 (alias no-time-slicing): how late a sleeping "ping" thread wakes while CPU hogs hold every carrier
  * (or every core). The snippet saves a {@link Run}; chapter 04 reads one per kind of thread as {@link Pings} rows
- * through {@link #run(String)}. Needs ChildRun.java, Measurement.java (and what they need) alongside.
+ * through {@link #run(String)}. Needs ChildRun.java, Measurement.java, Carriers.java, Experiment.java (and what
+ * they need) alongside.
  */
 public final class NoTimeSlicing {
     private NoTimeSlicing() {}
 
-    /** Runs S15 with {@code --kind kind} (virtual or platform) in a child JVM; refuses if a run before it was stopped. */
+    /** Runs S15 with {@code --kind kind} (virtual or platform) in a child JVM; refuses after a stopped run. */
     public static Pings run(String kind) {
         if (!kind.equals("virtual") && !kind.equals("platform")) {
             throw new IllegalArgumentException("kind must be virtual or platform, got '" + kind + "'");
@@ -138,6 +141,35 @@ public final class NoTimeSlicing {
                 o.baseline(), predicted, maxDuring, median(during), during.size(), medianBefore, max(before),
                 median(after), (hogsEnd - hogsStart) / 1e6, hogRun, hogDelay, late, at, phase,
                 Runtime.version().toString());
+    }
+
+    /**
+     * Starts the ping, then the hogs as it falls asleep, waits for them, then for the ping; returns when the hogs
+     * started. {@code checkFailure} throws if a thread failed. Bounded by {@code pingBudget} (and the hogs' own).
+     */
+    public static long hogsDuringPings(Thread ping, Thread[] hogs, CountDownLatch hogsGo, long hogNanos,
+                                       long pingBudget, Runnable checkFailure) throws InterruptedException {
+        long deadline = System.nanoTime() + pingBudget;
+        ping.start();
+        if (!hogsGo.await(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            throw new Experiment.RunFailed("the ping did not reach the sleep before the hogs in time; nothing saved");
+        }
+        checkFailure.run();
+        Protocol.progress(String.format(Locale.ROOT, "%d hogs computing %,d ms", hogs.length, hogNanos / 1_000_000));
+        long hogsStart = System.nanoTime();
+        for (Thread hog : hogs) hog.start();
+        long hogDeadline = hogsStart + hogNanos * (1 + hogs.length) + TimeUnit.SECONDS.toNanos(60);
+        if (!Carriers.joinAll(hogs, hogDeadline)) {
+            throw new Experiment.RunFailed(String.format(Locale.ROOT, "the hogs had not ended %.0f s after they"
+                    + " started: the machine is overloaded; nothing saved", (hogDeadline - hogsStart) / 1e9));
+        }
+        Protocol.progress("pings after the hogs");
+        if (!Carriers.joinAll(new Thread[] {ping}, deadline)) {
+            throw new Experiment.RunFailed(String.format(Locale.ROOT, "the ping had not done its sleeps within"
+                    + " %.0f s; nothing saved", pingBudget / 1e9));
+        }
+        checkFailure.run();
+        return hogsStart;
     }
 
     static String pings(int n) {

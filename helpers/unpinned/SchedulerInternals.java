@@ -95,6 +95,22 @@ public final class SchedulerInternals {
                 elapsedMs);
     }
 
+    /** Joins {@code t}, or fails after 60 s. */
+    public static void joinWithin(Thread t) throws InterruptedException {
+        if (!t.join(java.time.Duration.ofSeconds(60))) throw new IllegalStateException(t + " had not ended after 60 s");
+    }
+
+    /** Waits until every thread is in {@code state} (parked, or asleep): nothing of the path is queued then. */
+    public static void awaitState(List<Thread> threads, Thread.State state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (Thread t : threads) {
+            while (t.getState() != state) {
+                if (System.nanoTime() > deadline) throw new IllegalStateException(t + " never reached " + state);
+                Thread.sleep(1);
+            }
+        }
+    }
+
     // ---- S28: compensation --------------------------------------------------------------------------------------
 
     /** What S28 saves: the scheduler's settings and, per case, how long the blocked threads took. */
