@@ -7,6 +7,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/SleepServer.java
+//SOURCES ../helpers/unpinned/Work.java
 //SOURCES ../helpers/unpinned/ServerControl.java
 package unpinned.snippets;
 

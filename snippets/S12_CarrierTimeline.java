@@ -16,6 +16,11 @@
 //SOURCES ../helpers/unpinned/DrawnChart.java
 //SOURCES ../helpers/unpinned/Carriers.java
 //SOURCES ../helpers/unpinned/Timeline.java
+//SOURCES ../helpers/unpinned/CarrierTimeline.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Work.java
 package unpinned.snippets;
 
 /*
@@ -39,194 +44,25 @@ package unpinned.snippets;
  * Thread.currentThread().toString() at the segment's start (there is no public API for it). So a segment
  * is the code between those points, not the JVM's exact mount and unmount instants. The pool's counters
  * (steals, size, parallelism) are read before and after through the carrier threads themselves
- * (ForkJoinWorkerThread.getPool()). A task's CPU work is a hash loop that runs until --work-us have passed
- * on the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
+ * (ForkJoinWorkerThread.getPool()). A task's CPU work is Work.burn, a hash loop that runs until --work-us
+ * have passed on the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
  */
 
-import unpinned.Charts;
-import unpinned.Cli;
-import unpinned.Profile;
+import unpinned.CarrierTimeline;
+import unpinned.Experiment;
 import unpinned.Protocol;
 import unpinned.Results;
 import unpinned.Timeline;
-import unpinned.Timeline.Segment;
-import unpinned.Timeline.Spawn;
+import unpinned.Work;
 
-import java.awt.image.BufferedImage;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 
 public class S12_CarrierTimeline {
-    static final String USAGE = """
-            usage: S12_CarrierTimeline [--tasks M] [--work-us W] [--hops N]
-              --tasks M     short CPU tasks that one spawner virtual thread starts back to back,
-                            1..100,000 (default 2,000; full profile 10,000)
-              --work-us W   CPU work per task and per hop, in microseconds, 10..100,000 (default 500)
-              --hops N      CPU bursts per hopper (2 x cores hoppers), each followed by Thread.sleep(1),
-                            1..10,000 (default 20; full profile 100)
-            The estimated run time, --tasks x --work-us / cores + --hops x max(2 x --work-us, --work-us + 1 ms)
-            (the 2 x cores hoppers share the cores), may be at most 10 minutes.""";
-
-    static final int MAX_TASKS = 100_000;
-    static final long MAX_SECONDS = TimeUnit.MINUTES.toSeconds(10);
-    /** Segments per scenario in the result JSON (the earliest ones); the charts and counts use all of them. */
-    static final int JSON_SEGMENTS = 2_500;
-
-    static volatile long sink; // the hash loops' results end here, so the JIT can't drop the work
-
-    record Options(int tasks, int workUs, int hops, int hoppers) {
-        long workNanos() {
-            return TimeUnit.MICROSECONDS.toNanos(workUs);
-        }
-    }
-
-    public static void main(String[] args) {
-        Profile profile = Profile.announceOrExit("S12");
-        Options o = parse(profile, args);
-        int cores = Runtime.getRuntime().availableProcessors();
-        System.out.printf(Locale.ROOT, "unbalanced: 1 spawner starts %,d tasks of %,d µs; hopping: %d virtual threads x"
-                        + " %,d x (%,d µs of CPU, sleep 1 ms); %d cores, JDK %s%n", o.tasks(), o.workUs(), o.hoppers(),
-                o.hops(), o.workUs(), cores, Runtime.version());
-        try {
-            run(o, cores);
-        } catch (InterruptedException e) {
-            fail("interrupted; nothing saved");
-        } catch (IllegalStateException | OutOfMemoryError e) {
-            fail(e.getMessage() + "; nothing saved");
-        }
-    }
-
-    static void run(Options o, int cores) throws InterruptedException {
-        Protocol.progress("warm-up");
-        // JIT and carrier start-up, not in the measured runs: about 0.2 s of tasks, and up to 5 hops
-        unbalanced(Math.min(o.tasks(), Math.max(2, 200_000 / o.workUs())), o.workNanos());
-        hopping(o.hoppers(), Math.min(o.hops(), 5), o.workNanos());
-        ForkJoinPool pool = Timeline.virtualThreadScheduler();
-
-        long stealsBefore = pool.getStealCount();
-        Protocol.progress(String.format(Locale.ROOT, "unbalanced: %,d tasks", o.tasks()));
-        Run u = unbalanced(o.tasks(), o.workNanos());
-        long stealsBetween = pool.getStealCount();
-        Protocol.progress(String.format(Locale.ROOT, "hopping: %d threads x %,d hops", o.hoppers(), o.hops()));
-        Run h = hopping(o.hoppers(), o.hops(), o.workNanos());
-        long stealsAfter = pool.getStealCount();
-
-        List<Segment> us = u.recorder().segments();
-        List<Spawn> spawns = u.recorder().spawns();
-        List<Segment> hs = h.recorder().segments();
-        Set<String> stolen = Timeline.stolenThreads(us, spawns);
-        Map<String, List<String>> hoppersOnTwo = Timeline.threadsOnTwoOrMoreCarriers(hs);
-        int changes = Timeline.carrierChanges(hs);
-        int resumes = o.hoppers() * (o.hops() - 1);
-        Segment spawner = us.stream().filter(s -> s.kind().equals("spawner")).findFirst().orElseThrow();
-        Set<String> spawnerCarriers = new TreeSet<>(Timeline.CARRIER_ORDER);
-        spawns.forEach(s -> spawnerCarriers.add(s.carrier()));
-
-        Map<String, Object> unbalanced = new LinkedHashMap<>();
-        unbalanced.put("tasks", o.tasks());
-        unbalanced.put("seconds", u.seconds());
-        unbalanced.put("spawnerMs", spawner.nanos() / 1e6);
-        unbalanced.put("spawnerCarriers", List.copyOf(spawnerCarriers));
-        unbalanced.put("steals", stealsBetween - stealsBefore);
-        unbalanced.put("stolen", stolen.size());
-        unbalanced.put("stolenShare", stolen.size() / (double) o.tasks());
-        unbalanced.put("predictedStolenShare", (cores - 1) / (double) cores);
-        describe(unbalanced, us);
-        unbalanced.put("queuedAfter", pool.getQueuedTaskCount());
-        keep(unbalanced, us, spawns);
-
-        Map<String, Object> hopping = new LinkedHashMap<>();
-        hopping.put("hoppers", o.hoppers());
-        hopping.put("hops", o.hops());
-        hopping.put("seconds", h.seconds());
-        hopping.put("steals", stealsAfter - stealsBetween);
-        hopping.put("threadsOnTwoOrMoreCarriers", hoppersOnTwo.size());
-        hopping.put("carrierChanges", changes);
-        hopping.put("changeShare", resumes == 0 ? Double.NaN : changes / (double) resumes);
-        hopping.put("predictedChangeShare", (cores - 1) / (double) cores);
-        describe(hopping, hs);
-        hopping.put("carriersOfEachThread", carriersOfEachThread(hs));
-        keep(hopping, hs, List.of());
-
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("cores", cores);
-        data.put("parallelism", pool.getParallelism());
-        data.put("poolSize", pool.getPoolSize());
-        data.put("workUs", o.workUs());
-        data.put("stealsBefore", stealsBefore);
-        data.put("stealsAfter", stealsAfter);
-        data.put("steals", stealsAfter - stealsBefore);
-        data.put("javaVersion", System.getProperty("java.version"));
-        data.put("unbalanced", unbalanced);
-        data.put("hopping", hopping);
-
-        List<String> uc = Timeline.carriers(us);
-        System.out.printf(Locale.ROOT, "%nunbalanced: %,d tasks in %.3f s on %d carriers %s; the spawner ran %.1f ms on %s%n",
-                o.tasks(), u.seconds(), uc.size(), Timeline.segmentsPerCarrier(us), spawner.nanos() / 1e6, spawnerCarriers);
-        System.out.printf(Locale.ROOT, "  stolen: %,d of %,d tasks (%.0f %%) ran on another carrier than their spawner's"
-                        + " (prediction (P - 1) / P = %.0f %%)%n", stolen.size(), o.tasks(), 100.0 * stolen.size() / o.tasks(),
-                100.0 * (cores - 1) / cores);
-        System.out.printf(Locale.ROOT, "  the pool's steal count rose by %,d for %,d virtual threads run (the tasks and the"
-                + " spawner): it counts the tasks a carrier takes from its own queue too%n",
-                stealsBetween - stealsBefore, o.tasks() + 1);
-        System.out.printf(Locale.ROOT, "  busy ms per carrier: %s%n", busyMs(us));
-        System.out.printf(Locale.ROOT, "hopping: %d threads x %,d hops in %.3f s; %d of %d threads ran on two or more"
-                        + " carriers; %,d carrier changes in %,d resumes (%.0f %%, prediction about %.0f %%);"
-                        + " steal count +%,d%n", o.hoppers(), o.hops(), h.seconds(), hoppersOnTwo.size(), o.hoppers(),
-                changes, resumes, resumes == 0 ? 0 : 100.0 * changes / resumes, 100.0 * (cores - 1) / cores,
-                stealsAfter - stealsBetween);
-        System.out.printf(Locale.ROOT, "pool: parallelism %d, %d carriers now, steal count %,d -> %,d%n",
-                pool.getParallelism(), pool.getPoolSize(), stealsBefore, stealsAfter);
-
-        Protocol.progress("drawing the timelines");
-        Function<Segment, String> taskColour = s -> !s.kind().equals("task") ? s.kind()
-                : stolen.contains(s.thread()) ? "task, stolen (ran on another carrier)" : "task, ran on its spawner's carrier";
-        BufferedImage unbalancedChart = Timeline.gantt(String.format(Locale.ROOT,
-                "One virtual thread starts %,d tasks of %,d µs: the other carriers steal them", o.tasks(), o.workUs()),
-                us, taskColour);
-        long zoomNanos = Math.max(3 * spawner.endNanos() - 2 * spawner.startNanos(), spawner.endNanos() + 20 * o.workNanos());
-        List<Segment> start = us.stream().filter(s -> s.startNanos() < zoomNanos).toList();
-        BufferedImage startChart = Timeline.gantt(String.format(Locale.ROOT,
-                "The first %.1f ms: while the spawner runs, only the other carriers run tasks", zoomNanos / 1e6),
-                start, taskColour);
-        BufferedImage hoppingChart = Timeline.gantt(String.format(Locale.ROOT,
-                "%d virtual threads, each %,d x (%,d µs of CPU, then sleep 1 ms): they hop", o.hoppers(), o.hops(),
-                o.workUs()), hs, o.hoppers() <= Timeline.MAX_COLOURS ? Segment::thread : Segment::kind);
-
-        Protocol.result(data);
-        Path saved = Results.save("s12-carrier-timeline", data);
-        String stem = saved.getFileName().toString().replaceFirst("\\.json$", "");
-        List<Path> written = new ArrayList<>(List.of(saved));
-        try {
-            for (var png : List.of(Map.entry("unbalanced", unbalancedChart), Map.entry("unbalanced-start", startChart),
-                    Map.entry("hopping", hoppingChart))) {
-                written.add(Charts.save(png.getValue(), saved.resolveSibling(stem + "-" + png.getKey() + ".png")));
-            }
-        } catch (RuntimeException e) { // a run leaves its JSON and all its charts, or nothing
-            for (Path p : written) {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // the disk that failed the chart may fail this too; the failure below says what happened
-                }
-            }
-            throw e;
-        }
-        for (Path p : written) System.out.println("saved " + p);
-    }
-
     record Run(Timeline.Recorder recorder, double seconds) {}
 
     /**
@@ -243,9 +79,9 @@ public class S12_CarrierTimeline {
                 long initial = i;
                 Thread t = Thread.ofVirtual().name("task-" + i).unstarted(() -> {
                     rec.begin("task");
-                    long x = burn(workNanos, initial);
+                    long x = Work.burn(workNanos, initial);
                     rec.end();
-                    sink = x;
+                    Work.use(x);
                 });
                 rec.spawned(t);
                 t.start();
@@ -276,14 +112,14 @@ public class S12_CarrierTimeline {
                 try {
                     for (int hop = 0; hop < hops; hop++) {
                         rec.begin("hopper");
-                        x = burn(workNanos, x);
+                        x = Work.burn(workNanos, x);
                         rec.end();
                         if (hop + 1 < hops) Thread.sleep(1); // unmounts; the timer submits it again when due
                     }
                 } catch (InterruptedException e) {
                     failure.compareAndSet(null, "a hopper was interrupted while sleeping");
                 }
-                sink = x;
+                Work.use(x);
             });
         }
         for (Thread t : threads) t.join();
@@ -293,84 +129,68 @@ public class S12_CarrierTimeline {
         return new Run(rec, seconds);
     }
 
-    /** Real CPU work: a multiply-xorshift hash, in batches of 64, until {@code nanos} have passed on the clock. */
-    static long burn(long nanos, long initial) {
-        long until = System.nanoTime() + nanos;
-        long x = initial;
-        do {
-            for (int i = 0; i < 64; i++) {
-                x = (x ^ (x >>> 31)) * 0x9E3779B97F4A7C15L + i;
-            }
-        } while (System.nanoTime() < until);
-        return x;
+    public static void main(String[] args) {
+        Experiment.named("S12", "which carrier runs which virtual thread, when", null) // saves with its charts
+                .count("--tasks", 2_000, 10_000, 1, 100_000, "short CPU tasks one spawner virtual thread starts")
+                .count("--work-us", 500, 500, 10, 100_000, "CPU work per task and per hop, µs")
+                .count("--hops", 20, 100, 1, 10_000, "CPU bursts per hopper (2 x cores hoppers), each then"
+                        + " Thread.sleep(1)")
+                .check(S12_CarrierTimeline::withinBudget)
+                .check(a -> Results.checkDir())
+                .notes("The estimated run time, --tasks x --work-us / cores + --hops x max(2 x --work-us,"
+                        + " --work-us + 1 ms)\n(the 2 x cores hoppers share the cores), may be at most 10 minutes.")
+                .budget(Duration.ofSeconds(3), Duration.ofSeconds(10))
+                .run(args, S12_CarrierTimeline::measure);
     }
 
-    /** Carriers, segments and busy time per carrier, the span, and overlaps (0 for a faithful recording). */
-    static void describe(Map<String, Object> into, List<Segment> segments) {
-        into.put("carriers", Timeline.carriers(segments));
-        into.put("segmentsPerCarrier", Timeline.segmentsPerCarrier(segments));
-        into.put("busyMsPerCarrier", busyMs(segments));
-        into.put("spanMs", Timeline.spanNanos(segments) / 1e6);
-        into.put("overlaps", Timeline.overlaps(segments));
+    /** A small unrecorded warm-up of each scenario, then both recorded, their figures, saved with the charts. */
+    static CarrierTimeline.Run measure(Experiment.Args a) throws InterruptedException {
+        int tasks = a.intCount("--tasks"), workUs = a.intCount("--work-us"), hops = a.intCount("--hops");
+        int cores = Runtime.getRuntime().availableProcessors(), hoppers = 2 * cores;
+        long work = TimeUnit.MICROSECONDS.toNanos(workUs);
+        System.out.printf(Locale.ROOT, "unbalanced: 1 spawner starts %,d tasks of %,d µs; hopping: %d virtual threads"
+                + " x %,d x (%,d µs of CPU, sleep 1 ms); %d cores, JDK %s%n", tasks, workUs, hoppers, hops, workUs,
+                cores, Runtime.version());
+        Protocol.progress("warm-up"); // JIT and carriers, unrecorded: about 0.2 s of tasks, and up to 5 hops
+        unbalanced(Math.min(tasks, Math.max(2, 200_000 / workUs)), work);
+        hopping(hoppers, Math.min(hops, 5), work);
+        ForkJoinPool pool = Timeline.virtualThreadScheduler();
+        long stealsBefore = pool.getStealCount();
+        Protocol.progress(String.format(Locale.ROOT, "unbalanced: %,d tasks", tasks));
+        Run u = unbalanced(tasks, work);
+        long stealsBetween = pool.getStealCount();
+        Protocol.progress(String.format(Locale.ROOT, "hopping: %d threads x %,d hops", hoppers, hops));
+        Run h = hopping(hoppers, hops, work);
+        long stealsAfter = pool.getStealCount();
+        var us = u.recorder().segments();
+        var spawns = u.recorder().spawns();
+        var hs = h.recorder().segments();
+        var run = new CarrierTimeline.Run(cores, pool.getParallelism(), pool.getPoolSize(), workUs, stealsBefore,
+                stealsAfter, stealsAfter - stealsBefore, System.getProperty("java.version"),
+                CarrierTimeline.unbalanced(tasks, u.seconds(), us, spawns, stealsBetween - stealsBefore, cores,
+                        pool.getQueuedTaskCount()),
+                CarrierTimeline.hopping(hoppers, hops, h.seconds(), hs, stealsAfter - stealsBetween, cores));
+        CarrierTimeline.print(run, us);
+        Protocol.progress("drawing the timelines");
+        CarrierTimeline.save("s12-carrier-timeline", run, CarrierTimeline.charts(run, us, spawns, hs));
+        return run;
     }
 
-    static Map<String, Double> busyMs(List<Segment> segments) {
-        Map<String, Double> out = new LinkedHashMap<>();
-        Timeline.busyNanosPerCarrier(segments).forEach((c, n) -> out.put(c, Math.round(n / 1e3) / 1e3));
-        return out;
-    }
-
-    static Map<String, List<String>> carriersOfEachThread(List<Segment> segments) {
-        Map<String, List<String>> out = new LinkedHashMap<>();
-        for (Segment s : segments) {
-            List<String> list = out.computeIfAbsent(s.thread(), k -> new ArrayList<>());
-            if (!list.contains(s.carrier())) list.add(s.carrier());
-        }
-        return out;
-    }
-
-    /**
-     * The earliest {@link #JSON_SEGMENTS} segments (by start) and the spawns of the threads among them, so the
-     * result stays small; the counts above use every segment.
-     */
-    static void keep(Map<String, Object> into, List<Segment> segments, List<Spawn> spawns) {
-        List<Segment> kept = segments.size() <= JSON_SEGMENTS ? segments : segments.subList(0, JSON_SEGMENTS);
-        Set<String> threads = new java.util.HashSet<>();
-        kept.forEach(s -> threads.add(s.thread()));
-        into.put("segmentsRecorded", segments.size());
-        into.put("segmentsInJson", kept.size());
-        into.put("jsonCoversMs", kept.isEmpty() ? 0 : (kept.get(kept.size() - 1).startNanos() - kept.get(0).startNanos()) / 1e6);
-        into.put("segments", kept);
-        if (!spawns.isEmpty()) into.put("spawns", spawns.stream().filter(s -> threads.contains(s.thread())).toList());
-    }
-
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S12", USAGE, args, Set.of("--tasks", "--work-us", "--hops"), Set.of());
-        try {
-            Results.checkDir();
-            int tasks = cli.intValue("--tasks", profile.pick(2_000, 10_000), 1, MAX_TASKS);
-            int workUs = cli.intValue("--work-us", 500, 10, 100_000);
-            int hops = cli.intValue("--hops", profile.pick(20, 100), 1, 10_000);
-            int cores = Runtime.getRuntime().availableProcessors();
-            // each hopper takes hops x (work + 1 ms) alone, but 2 x cores of them share the cores: hops x 2 x work
-            double hopSeconds = Math.max(2 * workUs / 1e6, workUs / 1e6 + 1e-3);
-            double seconds = (double) tasks * workUs / 1e6 / cores + hops * hopSeconds;
-            if (seconds > MAX_SECONDS) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "--tasks %,d, --work-us %,d and --hops %,d"
-                                + " would take about %,.0f s on %d cores (tasks x work / cores + hops x max(2 x work,"
-                                + " work + 1 ms)); at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds,
-                        cores));
-            }
-            return new Options(tasks, workUs, hops, 2 * cores);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S12", e.getMessage());
+    static void withinBudget(Experiment.Args a) {
+        long tasks = a.count("--tasks"), workUs = a.count("--work-us"), hops = a.count("--hops");
+        int cores = Runtime.getRuntime().availableProcessors();
+        // each hopper takes hops x (work + 1 ms) alone, but 2 x cores of them share the cores: hops x 2 x work
+        double hopSeconds = Math.max(2 * workUs / 1e6, workUs / 1e6 + 1e-3);
+        double seconds = (double) tasks * workUs / 1e6 / cores + hops * hopSeconds;
+        if (seconds > TimeUnit.MINUTES.toSeconds(10)) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--tasks %,d, --work-us %,d and --hops %,d"
+                    + " would take about %,.0f s on %d cores (tasks x work / cores + hops x max(2 x work,"
+                    + " work + 1 ms)); at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds, cores));
         }
     }
 
-    /** A failed measurement (not bad input): one line on stderr, exit code 1. */
     static void fail(String message) {
-        System.err.println("S12: " + message);
-        System.exit(1);
+        throw new Experiment.RunFailed(message + "; nothing saved");
     }
 }
 

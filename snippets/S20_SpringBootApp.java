@@ -18,6 +18,7 @@
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ServerControl.java
 //SOURCES ../helpers/unpinned/SleepServer.java
+//SOURCES ../helpers/unpinned/Work.java
 package unpinned.snippets;
 
 /*
@@ -134,7 +135,7 @@ public class S20_SpringBootApp {
         public String cpu(@RequestParam(name = "n", defaultValue = "" + DEFAULT_SUM_TO) long n) {
             check("n", n, 1, SleepServer.MAX_SUM_TO);
             return counted(() -> {
-                long sum = SleepServer.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
+                long sum = unpinned.Work.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
                 if (sum < 0) throw new InterruptedException("stopping");
                 return sum + "\n";
             });

@@ -14,6 +14,8 @@
 //SOURCES ../helpers/unpinned/Jdks.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/SchedulerInternals.java
 package unpinned.snippets;
 
 /*
@@ -59,19 +61,20 @@ package unpinned.snippets;
  * Results go to results/s27-which-queue/.
  */
 
-import unpinned.Carriers;
-import unpinned.Cli;
-import unpinned.Jdks;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.Results;
+import static unpinned.SchedulerInternals.awaitState;
+import static unpinned.SchedulerInternals.joinWithin;
 
+import unpinned.Carriers;
+import unpinned.Experiment;
+import unpinned.Jdks;
+import unpinned.Protocol;
+import unpinned.SchedulerInternals;
+import unpinned.SchedulerInternals.QueuePath;
+
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -80,23 +83,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 public class S27_WhichQueue {
-    static final String USAGE = """
-            usage: S27_WhichQueue [--path NAME|all] [--threads N] [--carriers P] [--work-us W] [--sample-us S]
-                                  [--jdk 21|course]
-              --path NAME     start-virtual, start-platform, unpark-virtual, unpark-platform, sleep-wakeup, yield,
-                              several comma-separated, or all (default all)
-              --threads N     virtual threads per path, 1..100,000 (default 2,000)
-              --carriers P    carriers of the scheduler, 1..64 (default 2)
-              --work-us W     what each thread spins once runnable, 1..10,000 µs (default 20)
-              --sample-us S   pause between two samples of the pool, 0..1,000 µs (default 20; 0: spin)
-              --jdk 21|course run on the JDK 21 runtime set-up installs, or the course JDK (default: this JVM)
-            paths x threads x work-us x (1 + yields) may be at most 10 minutes (as if on one carrier).""";
-
-    static final String ID = "s27-which-queue";
     static final List<String> PATHS = List.of("start-virtual", "start-platform", "unpark-virtual", "unpark-platform",
             "sleep-wakeup", "yield");
     static final int YIELDS = 10, WARM_UP_THREADS = 200;
-    static final long BUDGET_US = TimeUnit.MINUTES.toMicros(10);
 
     // ---- the code under study: how each path makes N virtual threads runnable -------------------------------
 
@@ -175,144 +164,56 @@ public class S27_WhichQueue {
 
     // ---- the measurement ------------------------------------------------------------------------------------
 
-    record Options(List<String> paths, int threads, int carriers, int workUs, int sampleUs) {}
-
-    /** One path's figures: the largest counts sampled, the steals during it, the samples taken. */
-    record Measured(String path, int submissionsMax, long workerQueueMax, long steals, int poolSizeMax, long samples,
-                    double elapsedMs) {
-        String verdict() {
-            if (submissionsMax == 0 && workerQueueMax == 0) return "no queue seen (more --threads or --work-us)";
-            return submissionsMax >= workerQueueMax ? "queued in submission queues" : "in worker queues";
-        }
-    }
-
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S27", "S27_WhichQueue.java", args);
-        Profile.announceOrExit("S27");
-        Options o = parse(args);
+        Experiment.named("S27", "which queue a runnable virtual thread waits in", "s27-which-queue")
+                .someOf("--path", PATHS, "the paths to runnable")
+                .count("--threads", 2_000, 2_000, 1, 100_000, "virtual threads per path")
+                .count("--carriers", 2, 2, 1, 64, "carriers of the scheduler")
+                .count("--work-us", 20, 20, 1, 10_000, "what each thread spins once runnable, µs")
+                .count("--sample-us", 20, 20, 0, 1_000, "pause between two samples of the pool, µs (0: spin)")
+                .check(S27_WhichQueue::withinBudget)
+                .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK (default: this"
+                        + " JVM).\npaths x threads x work-us x (1 + yields) may be at most 10 minutes (as if on one"
+                        + " carrier).")
+                .budget(Duration.ofSeconds(5), Duration.ofSeconds(5))
+                .run(args, S27_WhichQueue::measure);
+    }
+
+    /** A warm-up round of every path, then each path sampled. */
+    static SchedulerInternals.Queues measure(Experiment.Args a) throws Exception {
+        int carriers = a.intCount("--carriers"), threads = a.intCount("--threads"), workUs = a.intCount("--work-us");
         // Before the first virtual thread: the JDK reads these once (VirtualThread.createDefaultScheduler).
-        System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(o.carriers()));
-        System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", Integer.toString(o.carriers()));
-        try {
-            run(o);
-        } catch (Exception | OutOfMemoryError e) {
-            System.err.println("S27: " + (e.getMessage() != null ? e.getMessage() : e.toString()) + "; nothing saved");
-            System.exit(1);
-        }
-    }
-
-    static Options parse(String[] args) {
-        Cli cli = Cli.orExit("S27", USAGE, args, Set.of("--path", "--threads", "--carriers", "--work-us",
-                "--sample-us"), Set.of());
-        try {
-            List<String> paths = cli.someOf("--path", PATHS);
-            int threads = cli.intValue("--threads", 2_000, 1, 100_000);
-            int carriers = cli.intValue("--carriers", 2, 1, 64);
-            int workUs = cli.intValue("--work-us", 20, 1, 10_000);
-            int sampleUs = cli.intValue("--sample-us", 20, 0, 1_000);
-            long worstUs = (long) paths.size() * threads * workUs * (1 + YIELDS);
-            if (worstUs > BUDGET_US) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "--path x --threads x --work-us x %d ="
-                        + " %,d s of work; at most 10 minutes (600 s) allowed: use fewer --threads or less --work-us",
-                        1 + YIELDS, worstUs / 1_000_000));
-            }
-            Results.checkDir();
-            return new Options(paths, threads, carriers, workUs, sampleUs);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S27", e.getMessage());
-        }
-    }
-
-    static void run(Options o) throws Exception {
-        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
-        if (pool.getParallelism() != o.carriers()) {
-            throw new IllegalStateException(String.format(Locale.ROOT, "the scheduler has %d carriers, not the %d"
-                    + " asked for: a virtual thread was created before main set the properties",
-                    pool.getParallelism(), o.carriers()));
-        }
+        System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(carriers));
+        System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", Integer.toString(carriers));
+        ForkJoinPool pool = Carriers.pool(carriers); // the first virtual thread: the scheduler is created now
         System.out.printf(Locale.ROOT, "%d carriers (checked: parallelism %d), FIFO (async) mode: %s, Java %s;"
-                        + " %,d threads per path, each spinning %d µs once runnable%n", o.carriers(),
-                pool.getParallelism(), pool.getAsyncMode(), Runtime.version(), o.threads(), o.workUs());
-        for (String p : o.paths()) measure(p, Math.min(WARM_UP_THREADS, o.threads()), o, pool); // warm-up
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (String p : o.paths()) {
+                + " %,d threads per path, each spinning %d µs once runnable%n", carriers, pool.getParallelism(),
+                pool.getAsyncMode(), Runtime.version(), threads, workUs);
+        List<String> paths = a.someOf("--path");
+        for (String p : paths) sampled(p, Math.min(WARM_UP_THREADS, threads), a, pool); // warm-up
+        List<QueuePath> rows = new ArrayList<>();
+        for (String p : paths) {
             Protocol.progress("path " + p);
-            Measured m = measure(p, o.threads(), o, pool);
-            System.out.printf(Locale.ROOT, "%-16s submissions max %,6d | worker queues max %,6d | steals %,6d |"
-                            + " pool size max %d | %,d samples in %,.1f ms -> %s%n", m.path(), m.submissionsMax(),
-                    m.workerQueueMax(), m.steals(), m.poolSizeMax(), m.samples(), m.elapsedMs(), m.verdict());
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("path", m.path());
-            row.put("submissionsMax", m.submissionsMax());
-            row.put("workerQueueMax", m.workerQueueMax());
-            row.put("steals", m.steals());
-            row.put("poolSizeMax", m.poolSizeMax());
-            row.put("samples", m.samples());
-            row.put("elapsedMs", Math.round(m.elapsedMs() * 10) / 10.0);
-            row.put("verdict", m.verdict());
-            rows.add(row);
+            rows.add(sampled(p, threads, a, pool));
+            System.out.println(rows.get(rows.size() - 1).line());
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("javaVersion", Runtime.version().toString());
-        data.put("feature", Runtime.version().feature());
-        data.put("carriers", o.carriers());
-        data.put("asyncMode", pool.getAsyncMode());
-        data.put("threads", o.threads());
-        data.put("workUs", o.workUs());
-        data.put("sampleUs", o.sampleUs());
-        data.put("paths", rows);
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
+        return new SchedulerInternals.Queues(Runtime.version().toString(), Runtime.version().feature(), carriers,
+                pool.getAsyncMode(), threads, workUs, a.intCount("--sample-us"), rows);
     }
 
-    /** Runs one path while a platform thread samples the pool; fails if the path outlives a generous timeout. */
-    static Measured measure(String name, int n, Options o, ForkJoinPool pool) throws Exception {
-        CountDownLatch done = new CountDownLatch(n);
-        AtomicBoolean counting = new AtomicBoolean(true);
-        long[] max = new long[4]; // submissions, worker queues, pool size, samples: written by the sampler only
-        long[] stealsBefore = new long[1], t0 = new long[1];
-        Thread sampler = Thread.ofPlatform().daemon().name("s27-sampler").unstarted(() -> {
-            while (done.getCount() > 0 && !Thread.currentThread().isInterrupted()) {
-                if (counting.get()) {
-                    max[0] = Math.max(max[0], pool.getQueuedSubmissionCount());
-                    max[1] = Math.max(max[1], pool.getQueuedTaskCount());
-                    max[2] = Math.max(max[2], pool.getPoolSize());
-                    max[3]++;
-                }
-                if (o.sampleUs() > 0) LockSupport.parkNanos(o.sampleUs() * 1_000L);
-                else Thread.onSpinWait();
-            }
-        });
-        Runnable sampling = () -> { stealsBefore[0] = pool.getStealCount(); t0[0] = System.nanoTime(); sampler.start(); };
-        long timeoutMs = 60_000 + (long) n * o.workUs() * (1 + YIELDS) / 1_000;
-        try {
-            path(name, n, o.workUs(), sampling, counting, done);
-            if (!done.await(timeoutMs, TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "path %s: %,d of %,d threads had not"
-                        + " ended after %,d s", name, done.getCount(), n, timeoutMs / 1_000));
-            }
-        } finally {
-            sampler.interrupt();
-            sampler.join(); // its maxima are visible after join
-        }
-        double elapsedMs = (System.nanoTime() - t0[0]) / 1e6;
-        pool.awaitQuiescence(5, TimeUnit.SECONDS); // the steal counts settle once the workers are idle
-        return new Measured(name, (int) max[0], max[1], pool.getStealCount() - stealsBefore[0], (int) max[2], max[3],
-                elapsedMs);
+    static QueuePath sampled(String path, int n, Experiment.Args a, ForkJoinPool pool) throws Exception {
+        int workUs = a.intCount("--work-us");
+        return SchedulerInternals.sampled(path, n, workUs, a.intCount("--sample-us"), 1 + YIELDS, pool,
+                (sampling, counting, done) -> path(path, n, workUs, sampling, counting, done));
     }
 
-    static void joinWithin(Thread t) throws InterruptedException {
-        if (!t.join(java.time.Duration.ofSeconds(60))) throw new IllegalStateException(t + " had not ended after 60 s");
-    }
-
-    /** Waits until every thread is in {@code state} (parked, or asleep): nothing of the path is queued then. */
-    static void awaitState(List<Thread> threads, Thread.State state) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (Thread t : threads) {
-            while (t.getState() != state) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException(t + " never reached " + state);
-                Thread.sleep(1);
-            }
+    static void withinBudget(Experiment.Args a) {
+        long worstUs = (long) a.someOf("--path").size() * a.count("--threads") * a.count("--work-us") * (1 + YIELDS);
+        if (worstUs > TimeUnit.MINUTES.toMicros(10)) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--path x --threads x --work-us x %d ="
+                    + " %,d s of work; at most 10 minutes (600 s) allowed: use fewer --threads or less --work-us",
+                    1 + YIELDS, worstUs / 1_000_000));
         }
     }
 }

@@ -11,6 +11,8 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/SchedulerInternals.java
 //SOURCES ../helpers/unpinned/Jdks.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
@@ -50,39 +52,22 @@ package unpinned.snippets;
  */
 
 import unpinned.Carriers;
-import unpinned.Cli;
+import unpinned.Experiment;
 import unpinned.Jdks;
-import unpinned.Profile;
 import unpinned.Protocol;
-import unpinned.Results;
+import unpinned.SchedulerInternals;
+import unpinned.SchedulerInternals.CompensationCase;
 
 import java.io.InputStream;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 
 public class S28_Compensation {
-    static final String USAGE = """
-            usage: S28_Compensation [--case NAME|all] [--threads N] [--sleep-ms S] [--carriers P] [--max-pool-size M]
-                                    [--jdk 21|course]
-              --case NAME        none, synchronized-sleep, object-wait, process-read, several comma-separated, or all
-              --threads N        virtual threads per case, 1..100 (default 3)
-              --sleep-ms S       how long each blocks, 20..10,000 ms (default 200)
-              --carriers P       the scheduler's parallelism, 1..64 (default 1)
-              --max-pool-size M  jdk.virtualThreadScheduler.maxPoolSize, P..256 (default: the JDK's, max(P, 256))
-              --jdk 21|course    run on the JDK 21 runtime set-up installs, or the course JDK (default: this JVM)
-            cases x threads x sleep-ms may be at most 10 minutes (if every case held its carrier).""";
-
-    static final String ID = "s28-compensation";
     static final List<String> CASES = List.of("none", "synchronized-sleep", "object-wait", "process-read");
-    static final String MXBEAN = "jdk.management.VirtualThreadSchedulerMXBean";
 
     // ---- the code under study ---------------------------------------------------------------------------------
 
@@ -109,122 +94,79 @@ public class S28_Compensation {
         }
     }
 
-    // ---- the measurement --------------------------------------------------------------------------------------
+    /** Case {@code name} for thread {@code i} ({@code child}: its process, for process-read). */
+    static void block(String name, int sleepMs, List<Process> children, int i) throws Exception {
+        switch (name) {
+            case "none" -> Thread.sleep(sleepMs);
+            case "synchronized-sleep" -> synchronizedSleep(sleepMs);
+            case "object-wait" -> objectWait(sleepMs);
+            case "process-read" -> processRead(children.get(i));
+            default -> throw new IllegalArgumentException("no case " + name);
+        }
+    }
 
-    record Options(List<String> cases, int threads, int sleepMs, int carriers, Integer maxPoolSize) {}
+    // ---- the measurement --------------------------------------------------------------------------------------
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S28", "S28_Compensation.java", args);
-        Profile.announceOrExit("S28");
-        Options o = parse(args);
-        System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(o.carriers()));
-        if (o.maxPoolSize() != null) {
-            System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", o.maxPoolSize().toString());
-        }
-        try {
-            run(o);
-        } catch (Exception | OutOfMemoryError e) {
-            System.err.println("S28: " + (e.getMessage() != null ? e.getMessage() : e.toString()) + "; nothing saved");
-            System.exit(1);
-        }
+        Experiment.named("S28", "when the scheduler adds a carrier", "s28-compensation")
+                .someOf("--case", CASES, "the ways to block")
+                .count("--threads", 3, 3, 1, 100, "virtual threads per case")
+                .count("--sleep-ms", 200, 200, 20, 10_000, "how long each blocks, ms")
+                .count("--carriers", 1, 1, 1, 64, "the scheduler's parallelism")
+                .count("--max-pool-size", 256, 256, 1, 256, "jdk.virtualThreadScheduler.maxPoolSize, P..256"
+                        + " (default: the JDK's, max(P, 256))")
+                .check(S28_Compensation::checked)
+                .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK (default: this"
+                        + " JVM).\ncases x threads x sleep-ms may be at most 10 minutes (if every case held its"
+                        + " carrier).")
+                .budget(Duration.ofSeconds(3), Duration.ofSeconds(3))
+                .run(args, S28_Compensation::measure);
     }
 
-    static Options parse(String[] args) {
-        Cli cli = Cli.orExit("S28", USAGE, args, Set.of("--case", "--threads", "--sleep-ms", "--carriers",
-                "--max-pool-size"), Set.of());
-        try {
-            List<String> chosen = cli.someOf("--case", CASES);
-            List<String> cases = CASES.stream().filter(chosen::contains).toList(); // always in this order (spares linger)
-            int threads = cli.intValue("--threads", 3, 1, 100);
-            int sleepMs = cli.intValue("--sleep-ms", 200, 20, 10_000);
-            int carriers = cli.intValue("--carriers", 1, 1, 64);
-            Integer max = cli.has("--max-pool-size") ? cli.intValue("--max-pool-size", carriers, carriers, 256) : null;
-            if ((long) cases.size() * threads * sleepMs > TimeUnit.MINUTES.toMillis(10)) {
-                throw new IllegalArgumentException("cases x --threads x --sleep-ms is over 10 minutes (600 s):"
-                        + " use fewer --threads or a shorter --sleep-ms");
-            }
-            Results.checkDir();
-            return new Options(cases, threads, sleepMs, carriers, max);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S28", e.getMessage());
-        }
-    }
-
-    static void run(Options o) throws Exception {
-        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
-        if (pool.getParallelism() != o.carriers()) {
-            throw new IllegalStateException(String.format(Locale.ROOT, "the scheduler has %d carriers, not the %d"
-                    + " asked for: a virtual thread was created before main set the properties",
-                    pool.getParallelism(), o.carriers()));
-        }
-        int n = o.threads(), s = o.sleepMs();
-        String max = o.maxPoolSize() == null ? "the JDK's default" : o.maxPoolSize().toString();
+    /** Each case in turn (in the order above: a spare carrier lingers), its threads blocking at once. */
+    static SchedulerInternals.Compensation measure(Experiment.Args a) throws Exception {
+        int n = a.intCount("--threads"), s = a.intCount("--sleep-ms"), carriers = a.intCount("--carriers");
+        Integer maxPool = a.given("--max-pool-size") ? a.intCount("--max-pool-size") : null;
+        System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(carriers));
+        if (maxPool != null) System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", maxPool.toString());
+        ForkJoinPool pool = Carriers.pool(carriers); // the first virtual thread: the scheduler is created now
         System.out.printf(Locale.ROOT, "%d carrier%s (checked), maxPoolSize %s, Java %s; %d virtual threads block"
-                        + " %,d ms per case: ~%,d ms if they overlap (unmounted or compensated), ~%,d ms if they"
-                        + " take turns%n", o.carriers(), o.carriers() == 1 ? "" : "s", max, Runtime.version(), n, s,
-                s, (long) s * (n + o.carriers() - 1) / o.carriers());
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (String name : o.cases()) {
+                + " %,d ms per case: ~%,d ms if they overlap (unmounted or compensated), ~%,d ms if they take"
+                + " turns%n", carriers, carriers == 1 ? "" : "s", maxPool == null ? "the JDK's default" : maxPool,
+                Runtime.version(), n, s, s, (long) s * (n + carriers - 1) / carriers);
+        List<CompensationCase> rows = new ArrayList<>();
+        for (String name : CASES.stream().filter(a.someOf("--case")::contains).toList()) {
             Protocol.progress("case " + name);
             List<Process> children = new ArrayList<>();
             try {
-                if (name.equals("process-read")) {
-                    for (int i = 0; i < n; i++) {
-                        children.add(new ProcessBuilder("sleep", String.format(Locale.ROOT, "%.3f", s / 1e3))
-                                .redirectErrorStream(true).start());
-                    }
+                for (int i = 0; name.equals("process-read") && i < n; i++) {
+                    children.add(new ProcessBuilder("sleep", String.format(Locale.ROOT, "%.3f", s / 1e3))
+                            .redirectErrorStream(true).start());
                 }
                 int before = pool.getPoolSize();
                 Carriers.Batch b = Carriers.timeBatch("case " + name, "s28-" + name + "-", n,
-                        Duration.ofMillis(2L * n * s).plusSeconds(60), pool, i -> {
-                            switch (name) {
-                                case "none" -> Thread.sleep(s);
-                                case "synchronized-sleep" -> synchronizedSleep(s);
-                                case "object-wait" -> objectWait(s);
-                                case "process-read" -> processRead(children.get(i));
-                                default -> throw new IllegalArgumentException("no case " + name);
-                            }
-                        });
-                boolean grew = b.carriersMax() > o.carriers();
-                Long mxPoolSize = mxBeanPoolSize();
-                System.out.printf(Locale.ROOT, "%-18s %,6.0f ms = %.2f x S | pool size %d before, max %d during%s"
-                                + " -> %s%n", name, b.elapsedMs(), b.elapsedMs() / s, before, b.carriersMax(),
-                        mxPoolSize == null ? "" : " (MXBean after: " + mxPoolSize + ")",
-                        grew ? "more carriers than parallelism (compensated)" : "no carrier added");
-                Map<String, Object> row = new LinkedHashMap<>();
-                row.put("case", name);
-                row.put("elapsedMs", Math.round(b.elapsedMs() * 10) / 10.0);
-                row.put("ratioToSleep", Math.round(b.elapsedMs() / s * 1000) / 1000.0);
-                row.put("poolSizeBefore", before);
-                row.put("poolSizeMax", b.carriersMax());
-                row.put("aboveParallelism", grew);
-                row.put("mxBeanPoolSizeAfter", mxPoolSize);
-                rows.add(row);
+                        Duration.ofMillis(2L * n * s).plusSeconds(60), pool, i -> block(name, s, children, i));
+                rows.add(CompensationCase.of(name, b.elapsedMs(), s, before, b.carriersMax(), carriers));
+                System.out.println(rows.get(rows.size() - 1).line());
             } finally {
                 for (Process p : children) p.destroyForcibly();
             }
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("javaVersion", Runtime.version().toString());
-        data.put("feature", Runtime.version().feature());
-        data.put("parallelism", pool.getParallelism());
-        data.put("maxPoolSize", o.maxPoolSize());
-        data.put("threads", n);
-        data.put("sleepMs", s);
-        data.put("cases", rows);
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
+        return new SchedulerInternals.Compensation(Runtime.version().toString(), Runtime.version().feature(),
+                pool.getParallelism(), maxPool, n, s, rows);
     }
 
-    /** VirtualThreadSchedulerMXBean.getPoolSize() on JDK 24+ (null before): reflection, so 21 runs these classes. */
-    static Long mxBeanPoolSize() {
-        try {
-            Class<?> type = Class.forName(MXBEAN);
-            @SuppressWarnings("unchecked")
-            Object bean = ManagementFactory.getPlatformMXBean((Class) type);
-            return ((Number) type.getMethod("getPoolSize").invoke(bean)).longValue();
-        } catch (ReflectiveOperationException | IllegalArgumentException e) {
-            return null;
+    static void checked(Experiment.Args a) {
+        int carriers = a.intCount("--carriers");
+        if (a.given("--max-pool-size") && a.count("--max-pool-size") < carriers) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--max-pool-size must be a whole number"
+                    + " from %,d to 256; got '%d'", carriers, a.count("--max-pool-size")));
+        }
+        if ((long) a.someOf("--case").size() * a.count("--threads") * a.count("--sleep-ms")
+                > TimeUnit.MINUTES.toMillis(10)) {
+            throw new IllegalArgumentException("cases x --threads x --sleep-ms is over 10 minutes (600 s):"
+                    + " use fewer --threads or a shorter --sleep-ms");
         }
     }
 }

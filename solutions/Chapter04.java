@@ -21,6 +21,7 @@
 //SOURCES ../helpers/unpinned/HttpLoad.java
 //SOURCES ../helpers/unpinned/LoadTest.java
 //SOURCES ../helpers/unpinned/CarrierScaling.java
+//SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.solutions;
 
 /*

@@ -7,11 +7,14 @@ import org.junit.jupiter.api.Test;
 
 class CarrierScalingTest {
     @Test
-    void readsTheSnippetsJson() {
-        var r = CarrierScaling.of(Json.parse("{\"parallelismSeen\":2,\"io\":{\"wallMs\":52.5,\"boundMs\":50},"
-                + "\"cpu\":{\"wallMs\":210,\"wallMsMin\":205,\"carrierBoundMs\":200,\"carrierCpuMs\":400}}")
-                .getAsJsonObject());
+    void readsTheSnippetsResult() {
+        var saved = Json.read("{\"carriers\":2,\"parallelismSeen\":2,\"io\":{\"wallMs\":52.5,\"boundMs\":50},"
+                + "\"cpu\":{\"wallMs\":210,\"wallMsMin\":205,\"carrierBoundMs\":200,\"carrierCpuMs\":400}}",
+                CarrierScaling.Run.class);
+        var r = CarrierScaling.of(saved);
         assertEquals(new CarrierScaling(2, 52.5, 50, 210, 205, 200, 400), r);
+        assertEquals(Measurement.Bound.LOWER_TIME, r.measurements().get(1).boundKind());
+        assertEquals(2, saved.measurements().size());
     }
 
     @Test

@@ -64,8 +64,8 @@ class SleepServerTest {
 
     @Test
     void theCpuEndpointAddsUpTwiceAndRefusesBadN() throws Exception {
-        assertEquals(2 * (10L * 11 / 2), SleepServer.sumTwice(10));
-        assertEquals(2 * (2_000_000L * 2_000_001 / 2), SleepServer.sumTwice(2_000_000));
+        assertEquals(2 * (10L * 11 / 2), Work.sumTwice(10));
+        assertEquals(2 * (2_000_000L * 2_000_001 / 2), Work.sumTwice(2_000_000));
         assertEquals(1_000_000, SleepServer.sumTo(null));
         assertEquals(42, SleepServer.sumTo("x=1&n=42"));
         assertMessage("n must be a whole number 1..10000000000, got 'ab'", () -> SleepServer.sumTo("n=ab"));
@@ -76,7 +76,7 @@ class SleepServerTest {
             var ok = client.send(java.net.http.HttpRequest.newBuilder(cpu).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(200, ok.statusCode());
-            assertEquals(Long.toString(SleepServer.sumTwice(1000)), ok.body().trim());
+            assertEquals(Long.toString(Work.sumTwice(1000)), ok.body().trim());
             var bad = client.send(java.net.http.HttpRequest.newBuilder(server.uri().resolve(SleepServer.CPU_PATH + "?n=-1"))
                     .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(400, bad.statusCode());

@@ -1,43 +1,150 @@
 package unpinned;
 
-import com.google.gson.JsonObject;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ForkJoinPool;
 
 /**
  * One run of snippet S14 (alias carrier-scaling) on P carriers, in its own JVM: a sleeping batch and a computing
  * batch, each with its bound. Chapter 04 draws them; chapter 08 runs one fresh to compare machines. Medians.
- * Needs ChildRun.java (and what it needs) alongside.
+ * The snippet saves a {@link Run}; {@link #run(int)} reads it back typed. Needs ChildRun.java, Carriers.java,
+ * Measurement.java, Protocol.java (and what they need) alongside.
  */
 public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, double cpuWallMs,
                              double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs)
         implements Measurement.Measured {
 
-    /**
-     * Each batch's wall time against the time it can't beat: one sleep for the sleeping batch, the carriers' CPU
-     * time / min(P, cores) for the computing one (chapter 08 compares machines by these shares).
-     */
-    @Override
-    public List<Measurement> measurements() {
-        String p = "P=" + carriers;
-        return List.of(Measurement.of(p + " · io", ioWallMs, "ms").bound(ioBoundMs, Measurement.Bound.LOWER_TIME),
-                Measurement.of(p + " · cpu", cpuWallMs, "ms").bound(cpuBoundMs, Measurement.Bound.LOWER_TIME));
-    }
-
-    /** Runs S14 with {@code --carriers carriers} in a child JVM. */
+    /** Runs S14 with {@code --carriers carriers} in a child JVM; refuses if a run before it was stopped. */
     public static CarrierScaling run(int carriers) {
         if (carriers < 1 || carriers > 256) {
             throw new IllegalArgumentException("carriers must be between 1 and 256, got " + carriers);
         }
-        return of(ChildRun.json("S14_CarrierScaling.java", "--carriers", Integer.toString(carriers)));
+        RunGuard.requireFresh();
+        return of(ChildRun.result(Run.class, "S14_CarrierScaling.java", "--carriers", Integer.toString(carriers)));
     }
 
-    /** Reads the snippet's JSON: the parallelism its scheduler reported, then each batch's times. */
-    static CarrierScaling of(JsonObject r) {
-        JsonObject io = r.getAsJsonObject("io");
-        JsonObject cpu = r.getAsJsonObject("cpu");
-        return new CarrierScaling(r.get("parallelismSeen").getAsInt(), io.get("wallMs").getAsDouble(),
-                io.get("boundMs").getAsDouble(), cpu.get("wallMs").getAsDouble(),
-                cpu.get("wallMsMin").getAsDouble(), cpu.get("carrierBoundMs").getAsDouble(),
-                cpu.get("carrierCpuMs").getAsDouble());
+    /** The row of a run: the parallelism its scheduler reported, then each batch's medians and bounds. */
+    public static CarrierScaling of(Run r) {
+        return new CarrierScaling(r.parallelismSeen(), r.io().wallMs(), r.io().boundMs(), r.cpu().wallMs(),
+                r.cpu().wallMsMin(), r.cpu().carrierBoundMs(), r.cpu().carrierCpuMs());
+    }
+
+    /** Each batch's median wall time against the time it can't beat: one sleep; CPU / min(P, cores). */
+    @Override
+    public List<Measurement> measurements() {
+        String p = "P=" + carriers; // the labels chapter 08's reference runs use: "P=2 · io", "P=2 · cpu"
+        return List.of(Measurement.of(p + " · io", ioWallMs, "ms").bound(ioBoundMs, Measurement.Bound.LOWER_TIME),
+                Measurement.of(p + " · cpu", cpuWallMs, "ms")
+                        .bound(cpuBoundMs, Measurement.Bound.LOWER_TIME));
+    }
+
+    // ---- what S14 saves ---------------------------------------------------------------------------------------
+
+    /** One batch, first start to last join: wall, process CPU (10 ms ticks on Linux), the carriers' own CPU (ns). */
+    public record Batch(long wallNanos, long cpuNanos, long carrierCpuNanos) {}
+
+    /** The sleeping batch: N x sleep S ms; it can't end before one sleep. */
+    public record Io(int tasks, int sleepMs, double wallMs, double wallMsMin, double boundMs, double wallToBound,
+                     double cpuMs, double[] wallMsAll) {}
+
+    /**
+     * The computing batch: N x ~W ms of hashing; it can't end before its CPU / min(P, cores). {@code boundMs} uses
+     * the process's CPU (NaN when no 10 ms tick was seen), {@code carrierBoundMs} the carriers' own CPU.
+     */
+    public record Cpu(int tasks, double workMs, long iterationsPerTask, double nanosPerIteration, double wallMs,
+                      double wallMsMin, double cpuMs, double cpuMsPerTask, double carrierCpuMs, double carrierBoundMs,
+                      double boundMs, double wallToBound, double wallToCarrierBound, double[] wallMsAll,
+                      double[] cpuMsAll, double[] carrierCpuMsAll) {}
+
+    /** A whole S14 run: {@code io} or {@code cpu} is null when --kind left that batch out. */
+    public record Run(int carriers, int cores, int parallelismSeen, int effectiveCarriers, int warmUps, int reps,
+                      Io io, Cpu cpu, int carrierThreadsMax, String javaVersion) implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            List<Measurement> out = new ArrayList<>();
+            String on = " · " + carriers + (carriers == 1 ? " carrier" : " carriers");
+            if (io != null) out.add(Measurement.of("sleeping batch" + on, io.wallMs(), "ms")
+                    .bound(io.boundMs(), Measurement.Bound.LOWER_TIME));
+            if (cpu != null) out.add(Measurement.of("computing batch" + on, cpu.wallMs(), "ms")
+                    .bound(cpu.carrierBoundMs(), Measurement.Bound.LOWER_TIME));
+            return out;
+        }
+    }
+
+    /** One batch of the experiment: the snippet's code under study. */
+    @FunctionalInterface
+    public interface BatchRun {
+        Batch run() throws InterruptedException;
+    }
+
+    /** {@code warmUps} unmeasured batches, then {@code reps} measured ones (returned); notes the pool's size. */
+    public static List<Batch> repeat(String what, int warmUps, int reps, ForkJoinPool pool, int[] carrierThreadsMax,
+                                     BatchRun batch) throws InterruptedException {
+        List<Batch> measured = new ArrayList<>();
+        for (int i = 0; i < warmUps + reps; i++) {
+            boolean warm = i < warmUps;
+            Protocol.progress(String.format(Locale.ROOT, "%s %s %d/%d", what, warm ? "warm-up" : "measuring",
+                    warm ? i + 1 : i - warmUps + 1, warm ? warmUps : reps));
+            Batch b = batch.run();
+            carrierThreadsMax[0] = Math.max(carrierThreadsMax[0], pool.getPoolSize());
+            if (!warm) measured.add(b);
+        }
+        return measured;
+    }
+
+    /** The sleeping batches' figures, printed as one line. */
+    public static Io io(List<Batch> batches, int tasks, int sleepMs, int carriers) {
+        double[] wall = millis(batches, 0);
+        double median = median(wall), min = Arrays.stream(wall).min().orElseThrow();
+        System.out.printf(Locale.ROOT, "I/O  %,d x sleep %,d ms on %d carrier%s: wall median %,.1f ms (min %,.1f)"
+                + " = %.2f x the bound %,d ms%n", tasks, sleepMs, carriers, carriers == 1 ? "" : "s", median, min,
+                median / sleepMs, sleepMs);
+        return new Io(tasks, sleepMs, median, min, sleepMs, median / sleepMs, mean(millis(batches, 1)), wall);
+    }
+
+    /** The computing batches' figures, with both CPU bounds, printed as two lines. */
+    public static Cpu cpu(List<Batch> batches, int tasks, double workMs, long iterations, double nanosPerIteration,
+                          int carriers, int effective) {
+        double[] wall = millis(batches, 0), cpu = millis(batches, 1), carrierCpu = millis(batches, 2);
+        double median = median(wall), min = Arrays.stream(wall).min().orElseThrow();
+        // The mean, not the median: the process's CPU time comes in 10 ms ticks, and the mean of the
+        // batches' counts is ~sqrt(reps) times closer to the truth than any one of them.
+        double cpuMean = mean(cpu);
+        double bound = cpuMean > 0 ? cpuMean / effective : Double.NaN; // no tick at all: not 0, unknown
+        double carriersMean = mean(carrierCpu), carrierBound = carriersMean / effective;
+        System.out.printf(Locale.ROOT, "CPU  %,d x %,d hash iterations (%.2f ns each: ~%s ms) on %d carrier%s:"
+                + " wall median %,.1f ms (min %,.1f)%n", tasks, iterations, nanosPerIteration, plain(workMs),
+                carriers, carriers == 1 ? "" : "s", median, min);
+        String process = cpuMean > 0 ? String.format(Locale.ROOT, "%,.1f ms, bound %,.1f / %d = %,.1f ms, wall ="
+                + " %.2f x", cpuMean, cpuMean, effective, bound, median / bound)
+                : "under one 10 ms tick, too short to read (use more --tasks or --work-ms)";
+        System.out.printf(Locale.ROOT, "     CPU a batch: the process %s; the carriers alone %,.1f ms (%.2f ms a"
+                + " task), bound %,.1f ms, wall = %.2f x%n", process, carriersMean, carriersMean / tasks,
+                carrierBound, median / carrierBound);
+        return new Cpu(tasks, workMs, iterations, nanosPerIteration, median, min, cpuMean, cpuMean / tasks,
+                carriersMean, carrierBound, bound, median / bound, median / carrierBound, wall, cpu, carrierCpu);
+    }
+
+    private static double[] millis(List<Batch> batches, int field) {
+        return batches.stream().mapToDouble(b -> (field == 0 ? b.wallNanos() : field == 1 ? b.cpuNanos()
+                : b.carrierCpuNanos()) / 1e6).toArray();
+    }
+
+    static double mean(double[] values) {
+        return Arrays.stream(values).average().orElse(Double.NaN);
+    }
+
+    static double median(double[] values) {
+        double[] s = values.clone();
+        Arrays.sort(s);
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    }
+
+    /** 2 as "2", 0.5 as "0.5". */
+    public static String plain(double d) {
+        return d == Math.rint(d) ? String.format(Locale.ROOT, "%,.0f", d) : Double.toString(d);
     }
 }

@@ -1,7 +1,11 @@
 package unpinned;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ForkJoinPool;
@@ -39,6 +43,87 @@ public final class Carriers {
                     + " ForkJoinPool?)");
         }
         return found.get();
+    }
+
+    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
+    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
+
+    /**
+     * Gives the virtual-thread scheduler exactly {@code p} carriers: parallelism and maxPoolSize {@code p} (JDK 21
+     * adds carriers, up to 256, while one is pinned), minRunnable 1. The JVM reads these once, when it creates its
+     * first virtual thread, and silently ignores them after: call this before anything can start one, then
+     * {@link #pool(int)} checks the pool it got.
+     */
+    public static void fix(int p) {
+        System.setProperty(PARALLELISM, Integer.toString(p));
+        System.setProperty(MAX_POOL_SIZE, Integer.toString(p));
+        System.setProperty("jdk.virtualThreadScheduler.minRunnable", "1");
+    }
+
+    /** {@link #pool()}, checked to have {@code p} carriers, as {@link #fix} asked. */
+    public static ForkJoinPool pool(int p) throws InterruptedException {
+        ForkJoinPool pool = pool();
+        if (pool.getParallelism() != p) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
+                    + " not the %d asked for: a virtual thread was created before main set %s", pool.getParallelism(),
+                    p, PARALLELISM));
+        }
+        return pool;
+    }
+
+    /** Refuses a run whose scheduler added carriers beyond the {@code p} that {@link #fix} allowed. */
+    public static void requireAtMost(int carrierThreads, int p) {
+        if (carrierThreads > p) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads, more"
+                    + " than the %d set (%s)", carrierThreads, p, MAX_POOL_SIZE));
+        }
+    }
+
+    /** CPU nanoseconds so far of each live carrier thread of {@code pool}, by thread id (ns resolution). */
+    public static Map<Long, Long> cpuNanosByThread(ForkJoinPool pool) {
+        Map<Long, Long> byThread = new LinkedHashMap<>();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t instanceof ForkJoinWorkerThread w && w.getPool() == pool) {
+                long nanos = threads.getThreadCpuTime(t.threadId());
+                if (nanos >= 0) byThread.put(t.threadId(), nanos);
+            }
+        }
+        return byThread;
+    }
+
+    /** The CPU nanoseconds {@code pool}'s carriers used since {@code before} (a carrier started since: from 0). */
+    public static long cpuNanosSince(Map<Long, Long> before, ForkJoinPool pool) {
+        long sum = 0;
+        for (Map.Entry<Long, Long> e : cpuNanosByThread(pool).entrySet()) {
+            sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+        }
+        return sum;
+    }
+
+    /** This process's CPU time so far, all threads (on Linux in 10 ms ticks). */
+    public static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    /** Waits for each of {@code threads} (started ones) until {@code deadlineNanos} on the clock; false if late. */
+    public static boolean joinAll(Thread[] threads, long deadlineNanos) throws InterruptedException {
+        for (Thread t : threads) {
+            if (t == null || t.getState() == Thread.State.NEW) continue; // join refuses a thread never started
+            if (!t.join(Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())))) return false;
+        }
+        return true;
+    }
+
+    /** Interrupts {@code threads} and waits for them up to 5 s: after a failure, so nothing is left running. */
+    public static void stop(Thread... threads) {
+        for (Thread t : threads) if (t != null) t.interrupt();
+        try {
+            joinAll(threads, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+        } catch (InterruptedException e) {
+            // ending anyway
+        }
     }
 
     /** How many carriers run virtual threads at once: jdk.virtualThreadScheduler.parallelism, or the cores. */

@@ -211,7 +211,7 @@ public final class Experiment {
             try {
                 System.out.println("saved " + Results.save(resultsId, data));
             } catch (Results.SaveFailed e) {
-                System.err.println(name + ": " + e.getMessage());
+                System.err.println(name + ": " + e.getMessage() + "; nothing saved"); // the save is atomic
                 System.exit(1);
             }
         }

@@ -182,20 +182,6 @@ public final class SleepServer implements AutoCloseable {
         }
     }
 
-    /** The CPU endpoint's work: 1 + 2 + ... + n, computed twice; -1 if interrupted on the way (the server stops). */
-    public static long sumTwice(long n) {
-        long total = 0;
-        for (int round = 0; round < 2; round++) {
-            long sum = 0;
-            for (long i = 1; i <= n; i++) {
-                sum += i;
-                if ((i & 0xF_FFFF) == 0 && Thread.currentThread().isInterrupted()) return -1;
-            }
-            total += sum;
-        }
-        return total;
-    }
-
     /** The n of {@code /cpu?n=N}: 1..{@link #MAX_SUM_TO}, default 1,000,000. */
     static long sumTo(String query) {
         String value = null;
@@ -232,7 +218,7 @@ public final class SleepServer implements AutoCloseable {
             peak.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
             long result;
             try {
-                result = sumTwice(n);
+                result = Work.sumTwice(n);
             } finally {
                 inFlight.decrementAndGet();
             }
