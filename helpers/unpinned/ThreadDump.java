@@ -304,7 +304,7 @@ public final class ThreadDump {
         return p;
     }
 
-    /** jcmd's JSON dump of this JVM into {@code file} (which must not exist yet; absolute: the dumped JVM writes it). */
+    /** jcmd's JSON dump of this JVM into {@code file} (must not exist yet; absolute: the dumped JVM writes it). */
     public static Tool jcmdDump(Path file) throws InterruptedException, IOException {
         long pid = ProcessHandle.current().pid();
         Tool t = runTool(List.of(tool("jcmd").toString(), Long.toString(pid), "Thread.dump_to_file", "-format=json",
