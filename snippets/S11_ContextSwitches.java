@@ -65,18 +65,10 @@ public class S11_ContextSwitches {
     /** Workers' names, which Linux JDKs give their OS threads too (/proc/self/task/<tid>/comm). */
     static final String WORKER_PREFIX = "s11-worker-";
 
-    /**
-     * Starts the workers, waits until each has slept {@code sleeps} times, takes the second snapshot, then lets
-     * them end. Switches are read per OS thread and an exited thread's are lost, so each worker waits on
-     * {@code release} after its sleeps and is released only after that snapshot.
-     */
-    static Switches.Window run(boolean platform, int threads, int sleeps, int sleepMs) throws InterruptedException {
-        long minNanos = TimeUnit.MILLISECONDS.toNanos((long) sleeps * sleepMs);
-        // Bounded but generous: twice the sleeping, a minute, and 20 µs per sleep for an overloaded scheduler.
-        long timeoutNanos = 2 * minNanos + TimeUnit.SECONDS.toNanos(60) + 20_000L * threads * (sleeps + 1);
-        CountDownLatch done = new CountDownLatch(threads), release = new CountDownLatch(1);
-        AtomicReference<String> failure = new AtomicReference<>();
-        Runnable worker = () -> {
+    /** A worker: sleeps {@code sleeps} times, counts down {@code done}, then stays alive until {@code release}. */
+    static Runnable sleeper(int sleeps, int sleepMs, CountDownLatch done, CountDownLatch release, long timeoutNanos,
+                            AtomicReference<String> failure) {
+        return () -> {
             try {
                 for (int i = 0; i < sleeps; i++) Thread.sleep(sleepMs);
             } catch (InterruptedException e) {
@@ -91,6 +83,20 @@ public class S11_ContextSwitches {
                 // released or not, this worker is done
             }
         };
+    }
+
+    /**
+     * Starts the workers, waits until each has slept {@code sleeps} times, takes the second snapshot, then lets
+     * them end. Switches are read per OS thread and an exited thread's are lost, so each worker waits on
+     * {@code release} after its sleeps and is released only after that snapshot.
+     */
+    static Switches.Window run(boolean platform, int threads, int sleeps, int sleepMs) throws InterruptedException {
+        long minNanos = TimeUnit.MILLISECONDS.toNanos((long) sleeps * sleepMs);
+        // Bounded but generous: twice the sleeping, a minute, and 20 µs per sleep for an overloaded scheduler.
+        long timeoutNanos = 2 * minNanos + TimeUnit.SECONDS.toNanos(60) + 20_000L * threads * (sleeps + 1);
+        CountDownLatch done = new CountDownLatch(threads), release = new CountDownLatch(1);
+        AtomicReference<String> failure = new AtomicReference<>();
+        Runnable worker = sleeper(sleeps, sleepMs, done, release, timeoutNanos, failure);
         Thread.Builder builder = platform ? Thread.ofPlatform().daemon(true).name(WORKER_PREFIX, 0)
                 : Thread.ofVirtual().name(WORKER_PREFIX, 0);
         Thread[] workers = new Thread[threads];
