@@ -52,15 +52,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 public class S10_ThreadCost {
     static final int VIRTUAL_MAX = 2_000_000;
-    /** Far below the OS limits, so a demo can never use up the machine's threads. */
-    static final int PLATFORM_CAP = 5_000;
-    /**
-     * Inside a 1 MB stack: compiled frames (the warm-up sees to that) take ~25 B a level, interpreted ones ~130 B.
-     * (Under -Xint a virtual thread overflowed parking between 3,000 and 4,000 frames; the run then fails cleanly.)
-     */
-    static final int MAX_DEPTH = 5_000;
-    /** A generous guess at a blocked virtual thread's heap (thread, continuation, latch node, stack chunk). */
-    static final long ESTIMATE_BASE_BYTES = 200, ESTIMATE_FRAME_BYTES = 100;
     static final Duration BUDGET = Duration.ofMinutes(10);
 
     /** The first thing that went wrong in a thread; checked by the main thread at every step. */
@@ -145,7 +136,7 @@ public class S10_ThreadCost {
                         + " at most 5,000 (default 1,000)")
                 .count("--depth", 10, 10, 1, Integer.MAX_VALUE, "frames each thread recurses before it blocks,"
                         + " at most 5,000")
-                .check(S10_ThreadCost::checkSizes)
+                .check(a -> ThreadCost.checkSizes(a.oneOf("--kind"), threads(a), a.count("--depth")))
                 .budget(Duration.ofSeconds(5), Duration.ofSeconds(10))
                 .run(args, S10_ThreadCost::measure);
     }
@@ -191,32 +182,6 @@ public class S10_ThreadCost {
     static int threads(Experiment.Args a) {
         boolean virtual = a.oneOf("--kind").equals("virtual");
         return a.given("--threads") ? a.intCount("--threads") : virtual ? 10_000 : 1_000;
-    }
-
-    /** The platform cap, the depth's limit and the heap the threads would need: refused before anything runs. */
-    static void checkSizes(Experiment.Args a) {
-        boolean virtual = a.oneOf("--kind").equals("virtual");
-        int n = threads(a);
-        if (!virtual && n > PLATFORM_CAP) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads %d refused: platform threads"
-                    + " are capped at %,d here: each is an OS thread with its own stack, and the OS limits how many"
-                    + " a user may have (this machine: %s); use --kind virtual for more", n, PLATFORM_CAP,
-                    ThreadCost.osThreadLimit()));
-        }
-        long depth = a.count("--depth");
-        if (depth > MAX_DEPTH) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--depth must be a whole number from 1 to"
-                    + " %,d; got '%d' (5,000 at most: deeper recursion could overflow a thread's stack, 1 MB by"
-                    + " default with -Xss; virtual threads have the same limit)", MAX_DEPTH, depth));
-        }
-        long perThread = ESTIMATE_BASE_BYTES + ESTIMATE_FRAME_BYTES * depth, estimate = n * perThread;
-        if (virtual && estimate > 0.8 * Runtime.getRuntime().maxMemory()) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "%,d virtual threads at --depth %,d"
-                    + " refused: they would need about %,d MB of heap (estimated %d + %d x depth = %,d bytes per"
-                    + " blocked thread), more than 80%% of this JVM's %,d MB (-Xmx); use fewer threads or a smaller"
-                    + " --depth", n, depth, estimate >> 20, ESTIMATE_BASE_BYTES, ESTIMATE_FRAME_BYTES, perThread,
-                    Runtime.getRuntime().maxMemory() >> 20));
-        }
     }
 
     /** Releases the round's threads and joins them; returns the seconds that took. */

@@ -15,6 +15,40 @@ import java.util.Map;
 public record ThreadCost(String kind, int threads, int depth, double startSeconds, double heapBytesPerThread,
                          double rssBytesPerThread, int liveThreads) implements Measurement.Measured {
 
+    /** Far below the OS limits, so a demo can never use up the machine's threads. */
+    public static final int PLATFORM_CAP = 5_000;
+    /**
+     * Inside a 1 MB stack: compiled frames (the warm-up sees to that) take ~25 B a level, interpreted ones ~130 B.
+     * (Under -Xint a virtual thread overflowed parking between 3,000 and 4,000 frames; the run then fails cleanly.)
+     */
+    public static final int MAX_DEPTH = 5_000;
+    /** A generous guess at a blocked virtual thread's heap (thread, continuation, latch node, stack chunk). */
+    static final long ESTIMATE_BASE_BYTES = 200, ESTIMATE_FRAME_BYTES = 100;
+
+    /** S10's refusals: the platform cap, the depth's limit and the heap the threads would need. */
+    public static void checkSizes(String kind, int n, long depth) {
+        boolean virtual = kind.equals("virtual");
+        if (!virtual && n > PLATFORM_CAP) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads %d refused: platform threads"
+                    + " are capped at %,d here: each is an OS thread with its own stack, and the OS limits how many"
+                    + " a user may have (this machine: %s); use --kind virtual for more", n, PLATFORM_CAP,
+                    osThreadLimit()));
+        }
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--depth must be a whole number from 1 to"
+                    + " %,d; got '%d' (5,000 at most: deeper recursion could overflow a thread's stack, 1 MB by"
+                    + " default with -Xss; virtual threads have the same limit)", MAX_DEPTH, depth));
+        }
+        long perThread = ESTIMATE_BASE_BYTES + ESTIMATE_FRAME_BYTES * depth, estimate = n * perThread;
+        if (virtual && estimate > 0.8 * Runtime.getRuntime().maxMemory()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%,d virtual threads at --depth %,d"
+                    + " refused: they would need about %,d MB of heap (estimated %d + %d x depth = %,d bytes per"
+                    + " blocked thread), more than 80%% of this JVM's %,d MB (-Xmx); use fewer threads or a smaller"
+                    + " --depth", n, depth, estimate >> 20, ESTIMATE_BASE_BYTES, ESTIMATE_FRAME_BYTES, perThread,
+                    Runtime.getRuntime().maxMemory() >> 20));
+        }
+    }
+
     /** Runs S10 with these options in a child JVM. */
     public static ThreadCost run(String kind, int threads, int depth) {
         Run r = ChildRun.result(Run.class, "S10_ThreadCost.java", "--kind", kind, "--threads", "" + threads,
