@@ -24,15 +24,10 @@ package unpinned.snippets;
  * The question: when a service on virtual threads hangs, where are its threads? jstack (and jcmd
  * Thread.print) list platform threads only: the carriers, not the virtual threads they carry. The dump
  * that lists virtual threads is `jcmd <pid> Thread.dump_to_file -format=json <file>` (JDK 21+). This JVM
- * starts N virtual threads per group, each group from an executor of its own (a thread container in the
- * dump) with a thread factory that names them:
- *   sleeping  Thread.sleep for 10 minutes                            TIMED_WAITING
- *   parked    ReentrantLock.lock() on a lock that main holds         WAITING (parked, the lock its parkBlocker)
- *   reading   read() on a 127.0.0.1 socket whose peer never sends    WAITING (parked in the JDK's poller)
- *   blocked   synchronized on a monitor that main holds              BLOCKED
- * waits until every thread is in its state (polled with Thread.getState, at most 60 s), then runs the
- * JDK's own jcmd on itself (its pid), times it, parses the JSON (Gson) and counts the threads per group,
- * state and container; then runs the JDK's jstack on itself and looks for the same names there.
+ * starts N virtual threads in each of four groups, each group from an executor of its own (a thread
+ * container in the dump), named sleeping-0.., parked-.., reading-.., blocked-.. (the four methods below:
+ * TIMED_WAITING, WAITING on a lock, WAITING on a socket, BLOCKED on a monitor), waits until every thread is
+ * in its state, then runs jcmd and jstack on itself and counts (helpers/unpinned/ThreadDump.java).
  *
  * The bounds: the dump must list every one of the 4 x N virtual threads, by name, each in its group's
  * container; jstack must list none of them (it names carriers: ForkJoinPool-1-worker-1, ...). The dump
@@ -144,7 +139,7 @@ public class S19_ThreadDump {
                 groups.add(ThreadDump.start(Group.SLEEPING, n, i -> () -> sleepLong(failure)));
                 groups.add(ThreadDump.start(Group.PARKED, n, i -> () -> parkOnLock(lock)));
                 groups.add(ThreadDump.start(Group.READING, n, i -> {
-                    Socket client = connect(server, sockets);
+                    Socket client = ThreadDump.socketPair(server, sockets);
                     return () -> readSocket(client, failure);
                 }));
                 ThreadDump.awaitInPlace(groups, n, carriers, pins);
@@ -168,14 +163,6 @@ public class S19_ThreadDump {
             ThreadDump.release(groups, sockets);
             ThreadDump.deleteTree(tmp);
         }
-    }
-
-    /** A connected loopback socket pair: the client end for a reading thread, both kept to close on release. */
-    static Socket connect(ServerSocket server, List<Socket> sockets) throws IOException {
-        Socket client = new Socket(server.getInetAddress(), server.getLocalPort());
-        sockets.add(client);
-        sockets.add(server.accept()); // the peer that never sends
-        return client;
     }
 }
 

@@ -198,6 +198,14 @@ public final class ThreadDump {
         return new Started(g, executor, threads);
     }
 
+    /** A connected loopback socket pair: the client end for a reading thread, both kept to close on release. */
+    public static Socket socketPair(java.net.ServerSocket server, List<Socket> sockets) throws IOException {
+        Socket client = new Socket(server.getInetAddress(), server.getLocalPort());
+        sockets.add(client);
+        sockets.add(server.accept()); // the peer that never sends
+        return client;
+    }
+
     /** Refuses when this process may not open the reading group's socket pairs (where the JVM can tell: Unix). */
     public static void requireOpenFiles(int n) {
         long needed = 2L * n + SPARE_FILES;
