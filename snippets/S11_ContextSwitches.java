@@ -11,6 +11,10 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Switches.java
 package unpinned.snippets;
 
 /*
@@ -34,161 +38,39 @@ package unpinned.snippets;
  * perf stat covers the whole JVM, start-up and JIT compilation included (mostly user time); this
  * snippet counts only the measured window, so its user:kernel ratios are lower for both kinds.
  *
- * How it counts (Linux only): switches are voluntary_ctxt_switches + nonvoluntary_ctxt_switches summed
- * over /proc/self/task/<tid>/status, one snapshot before the first worker starts and one after all
- * have done their sleeps. A thread that exits takes its counts with it, so every worker stays alive
- * (waiting on a latch) until the second snapshot, and tasks that vanished anyway are reported. CPU is
- * utime and stime of /proc/self/stat, which cover exited threads too, in 10 ms ticks (so a window of
- * a few ticks gives a rough ratio). One kind per JVM: each JVM keeps the OS threads its kind needs.
+ * How it counts (Linux only; helpers/unpinned/Switches.java): voluntary + involuntary switches summed over
+ * /proc/self/task/<tid>/status, one snapshot before the first worker starts and one after all have done
+ * their sleeps. A thread that exits takes its counts with it, so every worker stays alive (waiting on a
+ * latch) until the second snapshot. CPU is utime and stime of /proc/self/stat in 10 ms ticks (so a window
+ * of a few ticks gives a rough ratio). One kind per JVM: each JVM keeps the OS threads its kind needs.
  * Results go to results/s11-context-switches/.
  */
 
 import unpinned.Carriers;
-import unpinned.Cli;
-import unpinned.Profile;
+import unpinned.Experiment;
 import unpinned.Protocol;
-import unpinned.Results;
+import unpinned.Switches;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S11_ContextSwitches {
-    static final String USAGE = """
-            usage: S11_ContextSwitches [--kind platform|virtual] [--threads N] [--sleeps N] [--sleep-ms N]
-                                       [--warmup-sleeps N]
-              --kind K           platform or virtual threads (default virtual); one kind per JVM
-              --threads N        threads, each sleeping --sleeps times: 1..10000 platform (each is an OS thread),
-                                 1..1000000 virtual (default 200)
-              --sleeps N         sleeps per thread, 1..100000 (default 100)
-              --sleep-ms N       length of one sleep, 1..10000 ms (default 10)
-              --warmup-sleeps N  sleeps per thread in an unmeasured run first, 0..10000 (default 10)
-            (--warmup-sleeps + --sleeps) x --sleep-ms may be at most 10 minutes. Linux only (reads /proc).""";
-
     static final int MAX_PLATFORM_THREADS = 10_000;
     static final int MAX_VIRTUAL_THREADS = 1_000_000;
     static final long MAX_SLEEPING_MS = TimeUnit.MINUTES.toMillis(10);
-    /** USER_HZ: /proc gives CPU time in ticks of 1/100 s on every mainstream Linux build. */
-    static final double TICKS_PER_SECOND = 100;
-    static final Path PROC_TASKS = Path.of("/proc/self/task");
-    static final Path PROC_STAT = Path.of("/proc/self/stat");
     /** Workers' names, which Linux JDKs give their OS threads too (/proc/self/task/<tid>/comm). */
     static final String WORKER_PREFIX = "s11-worker-";
 
-    record Options(String kind, int threads, int sleeps, int sleepMs, int warmUpSleeps) {
-        boolean platform() {
-            return kind.equals("platform");
-        }
-    }
-
-    /** What one run measured: switches and CPU ticks between the two snapshots. */
-    record Measured(double elapsedSeconds, long voluntary, long involuntary, long userTicks, long kernelTicks,
-                    int tasksVanished, int osThreadsAtEnd) {}
-
-    public static void main(String[] args) {
-        Profile.announceOrExit("S11");
-        Options o = parse(args);
-        try {
-            Results.checkDir();
-        } catch (IllegalStateException e) {
-            Cli.exit("S11", e.getMessage());
-        }
-        if (!Files.isReadable(PROC_STAT) || !Files.isDirectory(PROC_TASKS)) {
-            Cli.exit("S11", "this experiment reads Linux's /proc (per-thread context switches and process CPU time),"
-                    + " which this system doesn't have; run it on Linux");
-        }
-        System.out.printf(Locale.ROOT, "%s threads: %,d x %,d sleeps of %,d ms, %d cores, Java %s%n", o.kind(),
-                o.threads(), o.sleeps(), o.sleepMs(), Runtime.getRuntime().availableProcessors(), Runtime.version());
-        if (o.platform()) {
-            System.out.printf(Locale.ROOT, "expect at least %,d voluntary switches (one per sleep per thread) over at"
-                    + " least %.2f s%n", (long) o.threads() * o.sleeps(), (double) o.sleeps() * o.sleepMs() / 1000);
-        } else {
-            System.out.printf(Locale.ROOT, "expect far fewer than one per sleep: a sleeping virtual thread unmounts"
-                    + " with no OS switch; only the %d carriers and the timer thread block in the kernel, when they run"
-                    + " out of work%n", Carriers.parallelism());
-        }
-
-        Measured m;
-        try {
-            if (o.warmUpSleeps() > 0) {
-                Protocol.progress(o.kind() + ": warm-up, " + o.warmUpSleeps() + " x " + o.sleepMs() + " ms per thread");
-                run(o, o.warmUpSleeps()); // JIT compilation and carrier creation happen here, not in the window
-            }
-            Protocol.progress(o.kind() + ": measuring, " + o.sleeps() + " x " + o.sleepMs() + " ms per thread");
-            m = run(o, o.sleeps());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted; nothing saved");
-            return;
-        } catch (IllegalStateException | UncheckedIOException | OutOfMemoryError e) {
-            fail(e.getMessage() + "; nothing saved");
-            return;
-        }
-        Map<String, Object> data = summarize(o, m);
-        Protocol.result(data);
-        System.out.println("saved " + Results.save("s11-context-switches", data));
-    }
-
-    /** A failed measurement (not bad input): one line on stderr, exit code 1. */
-    static void fail(String message) {
-        System.err.println("S11: " + message);
-        System.exit(1);
-    }
-
-    static Options parse(String[] args) {
-        Cli cli = Cli.orExit("S11", USAGE, args,
-                Set.of("--kind", "--threads", "--sleeps", "--sleep-ms", "--warmup-sleeps"), Set.of());
-        try {
-            String kind = cli.oneOf("--kind", "virtual", List.of("platform", "virtual"));
-            boolean platform = kind.equals("platform");
-            int threads;
+    /** A worker: sleeps {@code sleeps} times, counts down {@code done}, then stays alive until {@code release}. */
+    static Runnable sleeper(int sleeps, int sleepMs, CountDownLatch done, CountDownLatch release, long timeoutNanos,
+                            AtomicReference<String> failure) {
+        return () -> {
             try {
-                threads = cli.intValue("--threads", 200, 1, platform ? MAX_PLATFORM_THREADS : MAX_VIRTUAL_THREADS);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(e.getMessage() + (!platform ? "" : " (with --kind platform each"
-                        + " thread is an OS thread; --kind virtual allows up to 1,000,000)"));
-            }
-            int sleeps = cli.intValue("--sleeps", 100, 1, 100_000);
-            int sleepMs = cli.intValue("--sleep-ms", 10, 1, 10_000);
-            int warmUp = cli.intValue("--warmup-sleeps", 10, 0, 10_000);
-            long sleepingMs = (long) (warmUp + sleeps) * sleepMs;
-            if (sleepingMs > MAX_SLEEPING_MS) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmup-sleeps + --sleeps) x"
-                        + " --sleep-ms = (%,d + %,d) x %,d ms = %,.0f s of sleeping per thread; at most 10 minutes"
-                        + " (600 s) allowed", warmUp, sleeps, sleepMs, sleepingMs / 1e3));
-            }
-            return new Options(kind, threads, sleeps, sleepMs, warmUp);
-        } catch (IllegalArgumentException e) {
-            return Cli.exit("S11", e.getMessage());
-        }
-    }
-
-    /**
-     * Starts the workers, waits until each has slept {@code sleeps} times, takes the second snapshot, then lets
-     * them end. Switches are read per OS thread and an exited thread's are lost, so each worker waits on
-     * {@code release} after its sleeps and is released only after that snapshot.
-     */
-    static Measured run(Options o, int sleeps) throws InterruptedException {
-        long minNanos = TimeUnit.MILLISECONDS.toNanos((long) sleeps * o.sleepMs());
-        // Bounded but generous: twice the sleeping, a minute, and 20 µs per sleep for an overloaded scheduler.
-        long timeoutNanos = 2 * minNanos + TimeUnit.SECONDS.toNanos(60) + 20_000L * o.threads() * (sleeps + 1);
-        CountDownLatch done = new CountDownLatch(o.threads());
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicReference<String> failure = new AtomicReference<>();
-        Runnable worker = () -> {
-            try {
-                for (int i = 0; i < sleeps; i++) Thread.sleep(o.sleepMs());
+                for (int i = 0; i < sleeps; i++) Thread.sleep(sleepMs);
             } catch (InterruptedException e) {
                 failure.compareAndSet(null, "a worker was interrupted while sleeping");
                 return;
@@ -196,166 +78,106 @@ public class S11_ContextSwitches {
                 done.countDown();
             }
             try {
-                release.await(timeoutNanos, TimeUnit.NANOSECONDS);
+                release.await(timeoutNanos, TimeUnit.NANOSECONDS); // alive until the second snapshot
             } catch (InterruptedException e) {
                 // released or not, this worker is done
             }
         };
-        Thread.Builder builder = o.platform() ? Thread.ofPlatform().daemon(true).name(WORKER_PREFIX, 0)
-                : Thread.ofVirtual().name(WORKER_PREFIX, 0);
-        Thread[] workers = new Thread[o.threads()];
+    }
 
-        // Switches first, then CPU: reading hundreds of status files costs kernel time, kept out of the CPU delta.
-        Map<Long, long[]> before = switches();
-        long[] cpuBefore = cpuTicks();
-        long start = System.nanoTime();
-        long end;
-        long[] cpuAfter;
-        Map<Long, long[]> after;
+    /**
+     * Starts the workers, waits until each has slept {@code sleeps} times, takes the second snapshot, then lets
+     * them end. Switches are read per OS thread and an exited thread's are lost, so each worker waits on
+     * {@code release} after its sleeps and is released only after that snapshot.
+     */
+    static Switches.Window run(boolean platform, int threads, int sleeps, int sleepMs) throws InterruptedException {
+        long minNanos = TimeUnit.MILLISECONDS.toNanos((long) sleeps * sleepMs);
+        // Bounded but generous: twice the sleeping, a minute, and 20 µs per sleep for an overloaded scheduler.
+        long timeoutNanos = 2 * minNanos + TimeUnit.SECONDS.toNanos(60) + 20_000L * threads * (sleeps + 1);
+        CountDownLatch done = new CountDownLatch(threads), release = new CountDownLatch(1);
+        AtomicReference<String> failure = new AtomicReference<>();
+        Runnable worker = sleeper(sleeps, sleepMs, done, release, timeoutNanos, failure);
+        Thread.Builder builder = platform ? Thread.ofPlatform().daemon(true).name(WORKER_PREFIX, 0)
+                : Thread.ofVirtual().name(WORKER_PREFIX, 0);
+        Thread[] workers = new Thread[threads];
+        Switches.Snapshot before = Switches.Snapshot.take(), after;
         try {
             for (int i = 0; i < workers.length; i++) workers[i] = builder.start(worker);
             if (!done.await(timeoutNanos, TimeUnit.NANOSECONDS)) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "the workers had not done their %,d sleeps"
-                        + " after %.0f s (at least %.1f s expected): the machine is overloaded", sleeps,
-                        timeoutNanos / 1e9, minNanos / 1e9));
+                throw new Experiment.RunFailed(String.format(Locale.ROOT, "the workers had not done their %,d"
+                        + " sleeps after %.0f s (at least %.1f s expected): the machine is overloaded; nothing saved",
+                        sleeps, timeoutNanos / 1e9, minNanos / 1e9));
             }
-            end = System.nanoTime();
-            cpuAfter = cpuTicks();
-            after = switches();
+            after = Switches.Snapshot.end();
         } catch (OutOfMemoryError e) {
-            throw new IllegalStateException("cannot start " + o.threads() + " " + o.kind() + " threads: "
-                    + e.getMessage());
+            throw new Experiment.RunFailed("cannot start " + threads + " threads: " + e.getMessage());
         } finally {
             release.countDown();
-            for (Thread t : workers) {
-                if (t != null) t.join(TimeUnit.SECONDS.toMillis(10)); // they only have to return
-            }
+            for (Thread t : workers) if (t != null) t.join(TimeUnit.SECONDS.toMillis(10)); // they only return
         }
-        if (failure.get() != null) throw new IllegalStateException(failure.get());
+        if (failure.get() != null) throw new Experiment.RunFailed(failure.get() + "; nothing saved");
         // A joined thread's OS thread lingers a few ms: let it go now, so it can't vanish inside the next window.
-        awaitOsThreadsGone(WORKER_PREFIX, TimeUnit.SECONDS.toNanos(10));
+        Switches.awaitOsThreadsGone(WORKER_PREFIX, TimeUnit.SECONDS.toNanos(10));
+        return Switches.Window.between(before, after);
+    }
 
-        long voluntary = 0, involuntary = 0;
-        for (Map.Entry<Long, long[]> e : after.entrySet()) {
-            long[] now = e.getValue(), then = before.getOrDefault(e.getKey(), new long[2]); // new task: from 0
-            if (now[0] < then[0] || now[1] < then[1]) then = new long[2]; // task id reused by a new thread
-            voluntary += now[0] - then[0];
-            involuntary += now[1] - then[1];
+    public static void main(String[] args) {
+        Experiment.named("S11", "context switches while threads keep sleeping", "s11-context-switches")
+                .oneOf("--kind", "virtual", List.of("platform", "virtual"), "platform or virtual threads; one kind"
+                        + " per JVM")
+                .count("--threads", 200, 200, 1, MAX_VIRTUAL_THREADS, "threads, each sleeping --sleeps times;"
+                        + " platform at most 10,000 (each is an OS thread)")
+                .count("--sleeps", 100, 100, 1, 100_000, "sleeps per thread")
+                .count("--sleep-ms", 10, 10, 1, 10_000, "length of one sleep, ms")
+                .count("--warmup-sleeps", 10, 10, 0, 10_000, "sleeps per thread in an unmeasured run first")
+                .check(S11_ContextSwitches::checkSizes)
+                .check(a -> {
+                    if (!Switches.countable()) throw new IllegalStateException("this experiment reads Linux's"
+                            + " /proc (per-thread context switches and process CPU time), which this system"
+                            + " doesn't have; run it on Linux");
+                })
+                .notes("(--warmup-sleeps + --sleeps) x --sleep-ms may be at most 10 minutes. Linux only (/proc).")
+                .budget(Duration.ofSeconds(3), Duration.ofSeconds(3))
+                .run(args, S11_ContextSwitches::measure);
+    }
+
+    /** A warm-up run (JIT compilation and carrier creation happen there), then the measured one. */
+    static Switches.Run measure(Experiment.Args a) throws InterruptedException {
+        String kind = a.oneOf("--kind");
+        boolean platform = kind.equals("platform");
+        int threads = a.intCount("--threads"), sleeps = a.intCount("--sleeps"), sleepMs = a.intCount("--sleep-ms");
+        int warmUp = a.intCount("--warmup-sleeps");
+        System.out.printf(Locale.ROOT, "%s threads: %,d x %,d sleeps of %,d ms, %d cores, Java %s%n", kind, threads,
+                sleeps, sleepMs, Runtime.getRuntime().availableProcessors(), Runtime.version());
+        System.out.println(platform ? String.format(Locale.ROOT, "expect at least %,d voluntary switches (one per"
+                + " sleep per thread) over at least %.2f s", (long) threads * sleeps, sleeps * sleepMs / 1e3)
+                : String.format(Locale.ROOT, "expect far fewer than one per sleep: a sleeping virtual thread"
+                + " unmounts with no OS switch; only the %d carriers and the timer thread block in the kernel, when"
+                + " they run out of work", Carriers.parallelism()));
+        if (warmUp > 0) {
+            Protocol.progress(kind + ": warm-up, " + warmUp + " x " + sleepMs + " ms per thread");
+            run(platform, threads, warmUp, sleepMs);
         }
-        int vanished = 0;
-        for (Long tid : before.keySet()) if (!after.containsKey(tid)) vanished++;
-        return new Measured((end - start) / 1e9, voluntary, involuntary, cpuAfter[0] - cpuBefore[0],
-                cpuAfter[1] - cpuBefore[1], vanished, after.size());
+        Protocol.progress(kind + ": measuring, " + sleeps + " x " + sleepMs + " ms per thread");
+        return Switches.Run.of(kind, threads, sleeps, sleepMs, run(platform, threads, sleeps, sleepMs));
     }
 
-    /** Prints the summary and returns the result record. */
-    static Map<String, Object> summarize(Options o, Measured m) {
-        long switches = m.voluntary() + m.involuntary();
-        double perSecond = switches / m.elapsedSeconds();
-        double user = m.userTicks() / TICKS_PER_SECOND, kernel = m.kernelTicks() / TICKS_PER_SECOND;
-        double ratio = m.kernelTicks() == 0 ? Double.NaN : (double) m.userTicks() / m.kernelTicks();
-        long minimumVoluntary = o.platform() ? (long) o.threads() * o.sleeps() : 0;
-        System.out.printf(Locale.ROOT, "%s: %,d threads x %,d sleeps of %,d ms in %.2f s: %,d context switches"
-                        + " (%,d voluntary, %,d involuntary) = %,.0f/s; CPU user %.2f s : kernel %.2f s = %s%n",
-                o.kind(), o.threads(), o.sleeps(), o.sleepMs(), m.elapsedSeconds(), switches, m.voluntary(),
-                m.involuntary(), perSecond, user, kernel, Double.isNaN(ratio) ? "n/a (no kernel tick in the window)"
-                        : String.format(Locale.ROOT, "%.1f : 1", ratio));
-        System.out.printf(Locale.ROOT, "%d OS threads at the end, %d vanished during the window (their switches are"
-                + " not counted)%s%n", m.osThreadsAtEnd(), m.tasksVanished(), !o.platform() ? ""
-                : String.format(Locale.ROOT, "; voluntary / minimum %,d = %.2f", minimumVoluntary,
-                        (double) m.voluntary() / minimumVoluntary));
-        if (o.threads() == 200 && o.sleeps() == 100 && o.sleepMs() == 10) {
-            System.out.println("published (perf over the whole JVM, 3 runs): " + (o.platform()
-                    ? "~19,900/s, user:kernel ~1.3 : 1" : "~5,300/s, user:kernel ~6.2 : 1"));
+    /** Platform threads are OS threads: 10,000 at most; and at most 10 minutes of sleeping per thread. */
+    static void checkSizes(Experiment.Args a) {
+        long threads = a.count("--threads");
+        if (a.oneOf("--kind").equals("platform") && threads > MAX_PLATFORM_THREADS) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads must be a whole number from 1"
+                    + " to %,d; got '%d' (with --kind platform each thread is an OS thread; --kind virtual allows"
+                    + " up to 1,000,000)", MAX_PLATFORM_THREADS, threads));
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("kind", o.kind());
-        data.put("threads", o.threads());
-        data.put("sleeps", o.sleeps());
-        data.put("sleepMs", o.sleepMs());
-        data.put("elapsedSeconds", m.elapsedSeconds());
-        data.put("voluntary", m.voluntary());
-        data.put("involuntary", m.involuntary());
-        data.put("switches", switches);
-        data.put("switchesPerSecond", perSecond);
-        data.put("userSeconds", user);
-        data.put("kernelSeconds", kernel);
-        data.put("userToKernel", ratio);
-        data.put("minimumVoluntary", minimumVoluntary);
-        data.put("tasksVanished", m.tasksVanished());
-        data.put("osThreadsAtEnd", m.osThreadsAtEnd());
-        data.put("javaVersion", Runtime.version().toString());
-        return data;
-    }
-
-    /** Each live OS thread of this process: task id -> {voluntary, involuntary} switches so far. */
-    static Map<Long, long[]> switches() {
-        Map<Long, long[]> byTask = new HashMap<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(PROC_TASKS)) {
-            for (Path task : tasks) {
-                List<String> status;
-                try {
-                    status = Files.readAllLines(task.resolve("status"));
-                } catch (IOException e) {
-                    continue; // exited between listing and reading (ENOENT, or ESRCH while being reaped)
-                }
-                long[] counts = {-1, -1};
-                for (String line : status) {
-                    if (line.startsWith("voluntary_ctxt_switches:")) counts[0] = number(line);
-                    else if (line.startsWith("nonvoluntary_ctxt_switches:")) counts[1] = number(line);
-                }
-                if (counts[0] < 0 || counts[1] < 0) {
-                    throw new IllegalStateException(task + "/status has no voluntary_ctxt_switches and"
-                            + " nonvoluntary_ctxt_switches lines");
-                }
-                byTask.put(Long.parseLong(task.getFileName().toString()), counts);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + PROC_TASKS + ": " + e, e);
+        long warmUp = a.count("--warmup-sleeps"), sleeps = a.count("--sleeps"), sleepMs = a.count("--sleep-ms");
+        long sleepingMs = (warmUp + sleeps) * sleepMs;
+        if (sleepingMs > MAX_SLEEPING_MS) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmup-sleeps + --sleeps) x"
+                    + " --sleep-ms = (%,d + %,d) x %,d ms = %,.0f s of sleeping per thread; at most 10 minutes"
+                    + " (600 s) allowed", warmUp, sleeps, sleepMs, sleepingMs / 1e3));
         }
-        return byTask;
     }
-
-    static long number(String statusLine) {
-        return Long.parseLong(statusLine.substring(statusLine.indexOf(':') + 1).trim());
-    }
-
-    /** {utime, stime} of /proc/self/stat (fields 14 and 15): the whole process, exited threads included. */
-    static long[] cpuTicks() {
-        String stat;
-        try {
-            stat = Files.readString(PROC_STAT);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + PROC_STAT + ": " + e, e);
-        }
-        // Field 2 is "(comm)", which may hold spaces and parentheses: field 3 on follow the last ')'.
-        String[] f = stat.substring(stat.lastIndexOf(')') + 1).trim().split("\\s+");
-        if (f.length < 13) throw new IllegalStateException(PROC_STAT + " has too few fields: " + stat.strip());
-        return new long[] {Long.parseLong(f[14 - 3]), Long.parseLong(f[15 - 3])};
-    }
-
-    /** Waits, at most {@code timeoutNanos}, until no OS thread of this process has a name starting {@code prefix}. */
-    static void awaitOsThreadsGone(String prefix, long timeoutNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (System.nanoTime() < deadline && osThreadsNamed(prefix) > 0) Thread.sleep(1);
-    }
-
-    static int osThreadsNamed(String prefix) {
-        int n = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(PROC_TASKS)) {
-            for (Path task : tasks) {
-                try {
-                    if (Files.readString(task.resolve("comm")).startsWith(prefix)) n++;
-                } catch (IOException e) {
-                    // exited between listing and reading
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + PROC_TASKS + ": " + e, e);
-        }
-        return n;
-    }
-
 }
 
 /*
