@@ -155,7 +155,10 @@ public class S19_ThreadDump {
                 Protocol.progress("jcmd Thread.dump_to_file -format=json, then jstack");
                 var dump = ThreadDump.jcmdDump(tmp.resolve("threads.json"));
                 var stack = ThreadDump.jstack(tmp.resolve("jstack.txt"));
-                return ThreadDump.count(before, dump, stack);
+                ThreadDump.Result counted = ThreadDump.count(before, dump, stack);
+                a.kept(Path.of(counted.dumpFile())); // deleted again if the save fails
+                a.kept(Path.of(counted.jstackFile()));
+                return counted;
             } // main lets go of the monitor: the blocked group enters it in turn and ends
         } catch (IllegalStateException e) {
             throw new Experiment.RunFailed(e.getMessage() + "; nothing saved");

@@ -1,6 +1,9 @@
 package unpinned;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,6 +49,7 @@ public final class Experiment {
     private final String name, title, resultsId;
     private final Map<String, Option> options = new LinkedHashMap<>();
     private final List<Consumer<Args>> checks = new ArrayList<>();
+    private final List<Path> keptFiles = new ArrayList<>();
     private Duration quickBudget, fullBudget;
     private String notes = "";
 
@@ -198,12 +202,10 @@ public final class Experiment {
         try {
             data = body.measure(a);
         } catch (Results.SaveFailed | RunFailed e) {
-            System.err.println(name + ": " + e.getMessage());
-            System.exit(1);
+            failed(e.getMessage());
             return;
         } catch (Exception e) {
-            System.err.println(name + ": failed: " + e);
-            System.exit(1);
+            failed("failed: " + e);
             return;
         }
         Protocol.result(data);
@@ -211,12 +213,24 @@ public final class Experiment {
             try {
                 System.out.println("saved " + Results.save(resultsId, data));
             } catch (Results.SaveFailed e) {
-                System.err.println(name + ": " + e.getMessage() + "; nothing saved"); // the save is atomic
-                System.exit(1);
+                failed(e.getMessage() + "; nothing saved"); // the save is atomic
             }
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    /** Ends a failed run: its one line on stderr, the files it kept deleted, exit code 1. */
+    private void failed(String line) {
+        System.err.println(name + ": " + line);
+        for (Path f : keptFiles) {
+            try {
+                Files.deleteIfExists(f);
+            } catch (IOException e) {
+                System.err.println(name + ": could not delete " + f + ": " + e.getMessage());
+            }
+        }
+        System.exit(1);
     }
 
     /** A measurement that went wrong in a way one line explains: exit code 1, that line, nothing saved. */
@@ -238,6 +252,15 @@ public final class Experiment {
 
         public Profile profile() {
             return profile;
+        }
+
+        /**
+         * Names a file the run keeps beside its result (a thread dump, a recording): the harness deletes it again
+         * if the run fails or its result cannot be saved, so a failed run leaves nothing behind.
+         */
+        public Path kept(Path file) {
+            keptFiles.add(file);
+            return file;
         }
 
         public long count(String option) {
