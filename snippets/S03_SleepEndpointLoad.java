@@ -15,7 +15,7 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 package unpinned.snippets;
 
 /*
@@ -47,7 +47,7 @@ import unpinned.Bounds;
 import unpinned.Cli;
 import unpinned.Course;
 import unpinned.HttpLoad;
-import unpinned.LoadTest;
+import unpinned.LoadRun;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
@@ -122,7 +122,7 @@ public class S03_SleepEndpointLoad {
             try (ServerProcess server = ServerProcess.start("S04_SleepServer.java", "--mode", mode,
                     "--threads", Integer.toString(o.pool()), "--sleep-ms", Integer.toString(o.sleepMs()))) {
                 System.out.printf(Locale.ROOT, "%n== %s: %s%n", mode, server);
-                LoadTest.Measured m = LoadTest.measure(server,
+                LoadRun.Measured m = LoadRun.measure(server,
                         HttpLoad.Options.closedLoop(server.uri(), o.users(), o.warmUp(), o.duration()));
                 Published pub = !o.matchesSource() ? null
                         : mode.equals("pool") ? (o.pool() == 50 ? PUBLISHED_POOL : null) : PUBLISHED_VIRTUAL;
@@ -152,7 +152,7 @@ public class S03_SleepEndpointLoad {
         System.out.println("saved " + Results.save("s03-sleep-endpoint", data));
     }
 
-    static void print(Options o, LoadTest.Measured m, double bound, Published pub, int peak) {
+    static void print(Options o, LoadRun.Measured m, double bound, Published pub, int peak) {
         HttpLoad.Result r = m.load();
         // Little's law in steady state: each user waits users / throughput, so at the bound users / bound
         // (never below the sleep).

@@ -15,7 +15,7 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 package unpinned.snippets;
 
 /*
@@ -50,7 +50,7 @@ package unpinned.snippets;
 import unpinned.Cli;
 import unpinned.Course;
 import unpinned.HttpLoad;
-import unpinned.LoadTest;
+import unpinned.LoadRun;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
@@ -164,7 +164,7 @@ public class S16_CpuEndpointLoad {
     static Map<String, Object> measure(ServerProcess server, String mode, int repetition, Duration warmUp, Options o,
                                        int cores) {
         URI cpu = server.uri().resolve("/cpu?n=" + o.n());
-        LoadTest.Measured m = LoadTest.measure(server,
+        LoadRun.Measured m = LoadRun.measure(server,
                 HttpLoad.Options.closedLoop(cpu, o.users(), warmUp, o.duration()));
         HttpLoad.Result r = m.load();
         double bound = m.cpuBoundThroughput(cores);

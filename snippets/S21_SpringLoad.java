@@ -15,7 +15,7 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 package unpinned.snippets;
 
 /*
@@ -52,7 +52,7 @@ import unpinned.Bounds;
 import unpinned.Cli;
 import unpinned.HttpLoad;
 import unpinned.Json;
-import unpinned.LoadTest;
+import unpinned.LoadRun;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
@@ -358,7 +358,7 @@ public class S21_SpringLoad {
                 int first = load.users().get(0);
                 HttpLoad.Options o = new HttpLoad.Options(target, first, 0, load.warmUp(), load.duration(), 0,
                         timeout(load, plan.threads()));
-                List<LoadTest.Measured> levels = LoadTest.measureLevels(server, o,
+                List<LoadRun.Measured> levels = LoadRun.measureLevels(server, o,
                         load.users().subList(1, load.users().size()), load.levelWarmUp(), List.of());
                 long asked = System.nanoTime();
                 Map<String, Object> actuator = actuator(server.uri()); // after the run, as the JDK 25 post read it
@@ -388,7 +388,7 @@ public class S21_SpringLoad {
         return seconds(Math.min(600, Math.max(60, wait)));
     }
 
-    static Map<String, Object> run(Plan plan, Load load, String mode, int users, LoadTest.Measured m, int cores,
+    static Map<String, Object> run(Plan plan, Load load, String mode, int users, LoadRun.Measured m, int cores,
                                    JsonObject own) {
         HttpLoad.Result r = m.load();
         boolean virtual = mode.equals("virtual");
