@@ -11,6 +11,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ServerControl.java
+//SOURCES ../helpers/unpinned/OrderRules.java
 package unpinned.snippets;
 
 /*
@@ -52,6 +53,7 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 import unpinned.Cli;
+import unpinned.OrderRules;
 import unpinned.Profile;
 import unpinned.ServerControl;
 
@@ -71,7 +73,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -81,8 +82,6 @@ import java.util.concurrent.atomic.AtomicLong;
 public class S06_OrderService {
     static final Duration SLOW = Duration.ofMillis(100);
     static final Duration FAST = Duration.ofMillis(10);
-    /** Items with a stock record: 0 .. ITEMS - 1. Asking for another one fails deep in the stock lookup. */
-    static final long ITEMS = 1_000_000;
     static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
     static final AtomicLong HANDLED = new AtomicLong();
     static final AtomicLong FAILED = new AtomicLong();
@@ -116,13 +115,13 @@ public class S06_OrderService {
     static double priceService(long id) throws IOException, InterruptedException {
         if (deps != null) return Double.parseDouble(call("/price?id=" + id));
         Thread.sleep(SLOW);                // simulated: the remote call's 100 ms
-        return price(id);
+        return OrderRules.price(id);
     }
 
     static int stockService(long id) throws IOException, InterruptedException {
         if (deps != null) return Integer.parseInt(call("/stock?id=" + id));
         Thread.sleep(FAST);                // simulated: the query's 10 ms
-        return stock(id);
+        return OrderRules.stock(id);
     }
 
     /** One blocking HTTP call to a dependency: the calling thread waits for the answer. */
@@ -144,12 +143,12 @@ public class S06_OrderService {
 
     static Mono<Double> priceServiceReactive(long id) {
         if (deps != null) return callReactive("/price?id=" + id).map(Double::parseDouble);
-        return Mono.delay(SLOW).map(tick -> price(id));
+        return Mono.delay(SLOW).map(tick -> OrderRules.price(id));
     }
 
     static Mono<Integer> stockServiceReactive(long id) {
         if (deps != null) return callReactive("/stock?id=" + id).map(Integer::parseInt);
-        return Mono.delay(FAST).map(tick -> stock(id));
+        return Mono.delay(FAST).map(tick -> OrderRules.stock(id));
     }
 
     /** One non-blocking HTTP call: returns at once; the body arrives later, on an event loop. */
@@ -169,30 +168,15 @@ public class S06_OrderService {
                         .map(stock -> order(id, price, stock)));
     }
 
-    // ---------------------------------------------------------------- the business rules, shared
-
-    static double price(long id) {
-        return 10 + id % 90;
-    }
-
-    static int stock(long id) {
-        if (id < 0 || id >= ITEMS) throw new NoSuchElementException("no stock record for item " + id);
-        return (int) (id % 7);
-    }
+    // ---------------------------------------------------------------- the answers (rules: unpinned.OrderRules)
 
     static String order(long id, double price, int stock) {
         HANDLED.incrementAndGet();
-        return "{\"id\":" + id + ",\"price\":" + price + ",\"stock\":" + stock + "}";
+        return OrderRules.orderJson(id, price, stock);
     }
 
     static long id(String query) {
-        String value = parameter(query, "id");
-        if (value == null) return 0;
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        return OrderRules.id(parameter(query, "id"));
     }
 
     static String parameter(String query, String name) {
@@ -222,7 +206,7 @@ public class S06_OrderService {
             try (exchange) {
                 long id = id(exchange.getRequestURI().getRawQuery());
                 if (id < 0) {
-                    send(exchange, 400, "application/json", "{\"error\":\"id must be a number\"}");
+                    send(exchange, 400, "application/json", OrderRules.BAD_ID);
                     return;
                 }
                 String order;
@@ -260,7 +244,7 @@ public class S06_OrderService {
                 .route(routes -> routes.get("/order", (request, response) -> {
                     String query = URI.create(request.uri()).getRawQuery();
                     long id = id(query);
-                    if (id < 0) return response.status(400).sendString(Mono.just("{\"error\":\"id must be a number\"}"));
+                    if (id < 0) return response.status(400).sendString(Mono.just(OrderRules.BAD_ID));
                     Mono<String> order = hiddenBlocking ? orderReactiveHiddenBlocking(id) : orderReactive(id);
                     if ("true".equals(parameter(query, "checkpoint"))) order = order.checkpoint("GET /order?id=" + id);
                     return response.header("Content-Type", "application/json")
