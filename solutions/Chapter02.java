@@ -11,6 +11,7 @@
 //SOURCES ../helpers/unpinned/Course.java
 //SOURCES ../helpers/unpinned/Json.java
 //SOURCES ../helpers/unpinned/Results.java
+//SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
