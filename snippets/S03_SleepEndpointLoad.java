@@ -16,7 +16,10 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
+//SOURCES ../helpers/unpinned/EndpointLoad.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.snippets;
 
 /*
@@ -44,23 +47,17 @@ package unpinned.snippets;
  * a measured window. Results go to results/s03-sleep-endpoint/ (or $UNPINNED_RESULTS).
  */
 
-import unpinned.Bounds;
-import unpinned.Cli;
 import unpinned.Course;
+import unpinned.EndpointLoad;
+import unpinned.EndpointLoad.SleepRun;
+import unpinned.Experiment;
 import unpinned.HttpLoad;
-import unpinned.LoadTest;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.Results;
 import unpinned.ServerProcess;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 
 public class S03_SleepEndpointLoad {
 
@@ -73,113 +70,48 @@ public class S03_SleepEndpointLoad {
     static final Published PUBLISHED_POOL = new Published("Tomcat max 50 threads", 479.1, 977, 100, 1_141, 196.97);
     static final Published PUBLISHED_VIRTUAL = new Published("spring.threads.virtual.enabled", 3_921.6, 105, 100, 177, 9.84);
 
-    static final String USAGE = """
-            usage: S03_SleepEndpointLoad [--users N] [--sleep-ms N] [--pool N] [--mode pool|virtual|both]
-                                         [--warmup-s S] [--duration-s S]
-              --users N       concurrent users (connections), 1..50000 (default 500)
-              --sleep-ms N    handler sleep in ms, 1..60000 (default 100)
-              --pool N        platform threads of the pool server, 1..10000 (default 50)
-              --mode M        pool, virtual or both (default both)
-              --warmup-s S    seconds of load before measuring, 0..600 (default 3; full profile 5)
-              --duration-s S  seconds measured, 1..3600 (default 5; full profile 10)""";
-
-    record Options(int users, int sleepMs, int pool, List<String> modes, Duration warmUp, Duration duration) {
-        boolean matchesSource() {
-            return users == 500 && sleepMs == 100;
+    /** One server against GET /sleep: start it in its own JVM, load it from another, stop it (also when interrupted). */
+    static SleepRun measure(String mode, int pool, int users, int sleepMs, Duration warmUp, Duration measured) {
+        try (ServerProcess server = EndpointLoad.start(mode, pool, sleepMs)) {
+            System.out.printf(Locale.ROOT, "%n== %s: %s%n", mode, server);
+            EndpointLoad.Sample sample = EndpointLoad.closedLoop(server, server.uri().getPath(), users, warmUp, measured);
+            Published pub = users != 500 || sleepMs != 100 ? null // the source's set-up only
+                    : mode.equals("pool") ? (pool == 50 ? PUBLISHED_POOL : null) : PUBLISHED_VIRTUAL;
+            return SleepRun.of(mode, pool, users, sleepMs, sample, pub == null ? Double.NaN : pub.throughput(),
+                    pub == null ? Double.NaN : pub.meanMs());
         }
     }
 
-    static Options parse(String[] args, Profile profile) {
-        Cli cli = Cli.orExit("S03", USAGE, args,
-                Set.of("--users", "--sleep-ms", "--pool", "--mode", "--warmup-s", "--duration-s"), Set.of());
-        try {
-            String mode = cli.oneOf("--mode", "both", List.of("pool", "virtual", "both"));
-            return new Options(cli.intValue("--users", 500, 1, HttpLoad.MAX_CONNECTIONS),
-                    cli.intValue("--sleep-ms", 100, 1, 60_000), cli.intValue("--pool", 50, 1, 10_000),
-                    mode.equals("both") ? List.of("pool", "virtual") : List.of(mode),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--warmup-s", profile.pick(3, 5), 0, 600))),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--duration-s", profile.pick(5, 10), 1, 3600))));
-        } catch (IllegalArgumentException e) {
-            return Cli.exit("S03", e.getMessage());
-        }
+    public static void main(String[] args) {
+        Experiment.named("S03", "a sleeping endpoint under load, on a pool and on virtual threads", "s03-sleep-endpoint")
+                .count("--users", 500, 500, 1, HttpLoad.MAX_CONNECTIONS, "concurrent users (connections)")
+                .count("--sleep-ms", 100, 100, 1, 60_000, "handler sleep in ms")
+                .count("--pool", 50, 50, 1, 10_000, "platform threads of the pool server")
+                .oneOf("--mode", "both", List.of("pool", "virtual", "both"), "pool, virtual or both")
+                .number("--warmup-s", 3, 5, 0, 600, "seconds of load before measuring")
+                .number("--duration-s", 5, 10, 1, 3_600, "seconds measured")
+                .check(a -> Course.home()) // its servers and load generator start through tools/jbang
+                .check(a -> HttpLoad.requireOpenFiles(2L * a.count("--users") + 2 * HttpLoad.SPARE_FILES,
+                        a.count("--users") + " users (client and server)"))
+                .budget(Duration.ofSeconds(25), Duration.ofSeconds(40))
+                .run(args, S03_SleepEndpointLoad::sweep);
     }
 
-    public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announceOrExit("S03");
-        Options o = parse(args, profile);
-        try {
-            Course.home(); // its servers and load generator start through the course folder's tools/jbang
-            Results.checkDir();
-            HttpLoad.requireOpenFiles(2L * o.users() + 2 * HttpLoad.SPARE_FILES, o.users() + " users (client and server)");
-        } catch (IllegalStateException e) {
-            Cli.exit("S03", e.getMessage());
-        }
+    static EndpointLoad.SleepEndpoint sweep(Experiment.Args a) {
+        int users = a.intCount("--users"), sleepMs = a.intCount("--sleep-ms"), pool = a.intCount("--pool");
+        Duration warmUp = a.seconds("--warmup-s"), measured = a.seconds("--duration-s");
         System.out.printf(Locale.ROOT, "%d users, handler sleeps %d ms, closed loop on 127.0.0.1; warm-up %.0f s,"
-                + " measured %.0f s%n", o.users(), o.sleepMs(), o.warmUp().toMillis() / 1e3, o.duration().toMillis() / 1e3);
-        List<Map<String, Object>> runs = new ArrayList<>();
-        for (String mode : o.modes()) {
-            int servers = mode.equals("pool") ? o.pool() : o.users(); // virtual: every request gets a thread
-            double bound = Bounds.closedLoopThroughput(o.users(), servers, o.sleepMs() / 1000.0);
-            try (ServerProcess server = ServerProcess.start("S04_SleepServer.java", "--mode", mode,
-                    "--threads", Integer.toString(o.pool()), "--sleep-ms", Integer.toString(o.sleepMs()))) {
-                System.out.printf(Locale.ROOT, "%n== %s: %s%n", mode, server);
-                LoadTest.Measured m = LoadTest.measure(server,
-                        HttpLoad.Options.closedLoop(server.uri(), o.users(), o.warmUp(), o.duration()));
-                Published pub = !o.matchesSource() ? null
-                        : mode.equals("pool") ? (o.pool() == 50 ? PUBLISHED_POOL : null) : PUBLISHED_VIRTUAL;
-                int peak = server.stats().get("peakConcurrency").getAsInt();
-                print(o, m, bound, pub, peak);
-                Map<String, Object> run = new LinkedHashMap<>();
-                run.put("mode", mode);
-                run.put("threads", mode.equals("pool") ? o.pool() : 0);
-                run.put("boundReqPerSec", bound);
-                run.put("ratioToBound", m.load().throughput() / bound);
-                run.put("peakConcurrency", peak);
-                run.put("load", m.load());
-                run.put("server", m.server());
-                run.put("published", pub);
-                runs.add(run);
-            }
+                + " measured %.0f s%n", users, sleepMs, warmUp.toMillis() / 1e3, measured.toMillis() / 1e3);
+        List<SleepRun> runs = new ArrayList<>();
+        String mode = a.oneOf("--mode");
+        for (String m : mode.equals("both") ? List.of("pool", "virtual") : List.of(mode)) {
+            SleepRun run = measure(m, pool, users, sleepMs, warmUp, measured);
+            System.out.println(run);
+            runs.add(run);
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("users", o.users());
-        data.put("sleepMs", o.sleepMs());
-        data.put("pool", o.pool());
-        data.put("warmUpSeconds", o.warmUp().toMillis() / 1e3);
-        data.put("measuredSeconds", o.duration().toMillis() / 1e3);
-        data.put("runs", runs);
         System.out.println();
-        Protocol.result(data);
-        System.out.println("saved " + Results.save("s03-sleep-endpoint", data));
-    }
-
-    static void print(Options o, LoadTest.Measured m, double bound, Published pub, int peak) {
-        HttpLoad.Result r = m.load();
-        // Little's law in steady state: each user waits users / throughput, so at the bound users / bound
-        // (never below the sleep).
-        double expectedMean = Math.max(o.sleepMs(), o.users() / bound * 1000);
-        System.out.printf(Locale.ROOT, "%-20s %12s %12s %14s%n", "", "measured", "bound*", pub == null ? "" : "published");
-        row("throughput (req/s)", r.throughput(), bound, pub == null ? Double.NaN : pub.throughput());
-        row("mean (ms)", r.meanMs(), expectedMean, pub == null ? Double.NaN : pub.meanMs());
-        row("min (ms)", r.minMs(), o.sleepMs(), pub == null ? Double.NaN : pub.minMs());
-        row("max (ms)", r.maxMs(), Double.NaN, pub == null ? Double.NaN : pub.maxMs());
-        row("std dev (ms)", r.stdDevMs(), Double.NaN, pub == null ? Double.NaN : pub.stdDevMs());
-        row("p99 (ms)", r.p99Ms(), Double.NaN, Double.NaN);
-        System.out.printf(Locale.ROOT, "%-20s %12d%n", "errors", r.errors());
-        System.out.printf(Locale.ROOT, "measured / bound: %.3f (%,d ok in %.1f s; peak %d requests in the handler at once)%s%n",
-                r.throughput() / bound, r.requests(), r.seconds(), peak,
-                pub == null ? "" : String.format(Locale.ROOT, "; published / bound: %.3f (%s)", pub.throughput() / bound, pub.source()));
-        System.out.println(m.server() + String.format(Locale.ROOT, "; client CPU %.0f µs/request", r.clientCpuUsPerRequest()));
-        System.out.println("* throughput: Little's law upper bound min(users, threads) / sleep; mean: its steady-state"
-                + " value users / bound; min: the sleep");
-    }
-
-    static void row(String label, double measured, double bound, double published) {
-        System.out.printf(Locale.ROOT, "%-20s %12s %12s %14s%n", label, fmt(measured), fmt(bound), fmt(published));
-    }
-
-    static String fmt(double v) {
-        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%,.1f", v);
+        return new EndpointLoad.SleepEndpoint(users, sleepMs, pool, warmUp.toMillis() / 1e3, measured.toMillis() / 1e3,
+                runs);
     }
 }
 

@@ -11,6 +11,8 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ServerControl.java
+//SOURCES ../helpers/unpinned/OrderRules.java
+//SOURCES ../helpers/unpinned/OrderServer.java
 package unpinned.snippets;
 
 /*
@@ -43,46 +45,36 @@ package unpinned.snippets;
  * Notebooks start it with ServerProcess (port 0, --control); standalone it runs until Ctrl-C.
  */
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
-import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 import unpinned.Cli;
+import unpinned.OrderRules;
+import unpinned.OrderServer;
 import unpinned.Profile;
 import unpinned.ServerControl;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.BindException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 public class S06_OrderService {
     static final Duration SLOW = Duration.ofMillis(100);
     static final Duration FAST = Duration.ofMillis(10);
-    /** Items with a stock record: 0 .. ITEMS - 1. Asking for another one fails deep in the stock lookup. */
-    static final long ITEMS = 1_000_000;
     static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
     static final AtomicLong HANDLED = new AtomicLong();
     static final AtomicLong FAILED = new AtomicLong();
@@ -116,13 +108,13 @@ public class S06_OrderService {
     static double priceService(long id) throws IOException, InterruptedException {
         if (deps != null) return Double.parseDouble(call("/price?id=" + id));
         Thread.sleep(SLOW);                // simulated: the remote call's 100 ms
-        return price(id);
+        return OrderRules.price(id);
     }
 
     static int stockService(long id) throws IOException, InterruptedException {
         if (deps != null) return Integer.parseInt(call("/stock?id=" + id));
         Thread.sleep(FAST);                // simulated: the query's 10 ms
-        return stock(id);
+        return OrderRules.stock(id);
     }
 
     /** One blocking HTTP call to a dependency: the calling thread waits for the answer. */
@@ -144,12 +136,12 @@ public class S06_OrderService {
 
     static Mono<Double> priceServiceReactive(long id) {
         if (deps != null) return callReactive("/price?id=" + id).map(Double::parseDouble);
-        return Mono.delay(SLOW).map(tick -> price(id));
+        return Mono.delay(SLOW).map(tick -> OrderRules.price(id));
     }
 
     static Mono<Integer> stockServiceReactive(long id) {
         if (deps != null) return callReactive("/stock?id=" + id).map(Integer::parseInt);
-        return Mono.delay(FAST).map(tick -> stock(id));
+        return Mono.delay(FAST).map(tick -> OrderRules.stock(id));
     }
 
     /** One non-blocking HTTP call: returns at once; the body arrives later, on an event loop. */
@@ -169,60 +161,26 @@ public class S06_OrderService {
                         .map(stock -> order(id, price, stock)));
     }
 
-    // ---------------------------------------------------------------- the business rules, shared
-
-    static double price(long id) {
-        return 10 + id % 90;
-    }
-
-    static int stock(long id) {
-        if (id < 0 || id >= ITEMS) throw new NoSuchElementException("no stock record for item " + id);
-        return (int) (id % 7);
-    }
-
     static String order(long id, double price, int stock) {
         HANDLED.incrementAndGet();
-        return "{\"id\":" + id + ",\"price\":" + price + ",\"stock\":" + stock + "}";
+        return OrderRules.orderJson(id, price, stock);
     }
 
-    static long id(String query) {
-        String value = parameter(query, "id");
-        if (value == null) return 0;
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    static String parameter(String query, String name) {
-        if (query != null) {
-            for (String pair : query.split("&")) {
-                if (pair.startsWith(name + "=")) return pair.substring(name.length() + 1);
-            }
-        }
-        return null;
-    }
-
-    /** The stack trace as the JVM prints it (causes and suppressed ones included): the lesson's evidence. */
+    /** The stack trace as the JVM prints it, counted as a failure: the lesson's evidence. */
     static String trace(Throwable e) {
         FAILED.incrementAndGet();
-        StringWriter out = new StringWriter();
-        e.printStackTrace(new PrintWriter(out));
-        return out.toString();
+        return OrderServer.trace(e);
     }
 
     // ---------------------------------------------------------------- the servers
 
     /** The JDK HttpServer on 127.0.0.1 running {@link #orderBlocking} on {@code executor}. */
     static HttpServer blockingServer(int port, ExecutorService executor) throws IOException {
-        InetAddress loopback = InetAddress.getByAddress("localhost", new byte[] {127, 0, 0, 1});
-        HttpServer server = HttpServer.create(new InetSocketAddress(loopback, port), 4096);
-        server.createContext("/order", exchange -> {
+        return OrderServer.jdk(port, "/order", executor, exchange -> {
             try (exchange) {
-                long id = id(exchange.getRequestURI().getRawQuery());
+                long id = OrderRules.id(OrderServer.parameter(exchange.getRequestURI().getRawQuery(), "id"));
                 if (id < 0) {
-                    send(exchange, 400, "application/json", "{\"error\":\"id must be a number\"}");
+                    OrderServer.send(exchange, 400, "application/json", OrderRules.BAD_ID);
                     return;
                 }
                 String order;
@@ -232,24 +190,12 @@ public class S06_OrderService {
                     Thread.currentThread().interrupt(); // the server is stopping
                     return;
                 } catch (Exception e) {
-                    send(exchange, 500, "text/plain", trace(e));
+                    OrderServer.send(exchange, 500, "text/plain", trace(e));
                     return;
                 }
-                send(exchange, 200, "application/json", order);
+                OrderServer.send(exchange, 200, "application/json", order);
             }
         });
-        server.setExecutor(executor);
-        server.start();
-        return server;
-    }
-
-    static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", type);
-        exchange.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
-        }
     }
 
     /** Reactor Netty on 127.0.0.1 running {@link #orderReactive} (or the hidden-blocking variant). */
@@ -259,19 +205,17 @@ public class S06_OrderService {
                 .port(port)
                 .route(routes -> routes.get("/order", (request, response) -> {
                     String query = URI.create(request.uri()).getRawQuery();
-                    long id = id(query);
-                    if (id < 0) return response.status(400).sendString(Mono.just("{\"error\":\"id must be a number\"}"));
+                    long id = OrderRules.id(OrderServer.parameter(query, "id"));
+                    if (id < 0) return response.status(400).sendString(Mono.just(OrderRules.BAD_ID));
                     Mono<String> order = hiddenBlocking ? orderReactiveHiddenBlocking(id) : orderReactive(id);
-                    if ("true".equals(parameter(query, "checkpoint"))) order = order.checkpoint("GET /order?id=" + id);
+                    if ("true".equals(OrderServer.parameter(query, "checkpoint"))) order = order.checkpoint("GET /order?id=" + id);
                     return response.header("Content-Type", "application/json")
-                            .sendString(order.onErrorResume(e -> failed(response, e)));
+                            .sendString(order.onErrorResume(e -> {
+                                response.status(500).header("Content-Type", "text/plain");
+                                return Mono.just(trace(e));
+                            }));
                 }))
                 .bindNow();
-    }
-
-    static Mono<String> failed(HttpServerResponse response, Throwable e) {
-        response.status(500).header("Content-Type", "text/plain");
-        return Mono.just(trace(e));
     }
 
     public static void main(String[] args) throws Exception {
@@ -318,19 +262,10 @@ public class S06_OrderService {
                         : Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("order-vt-", 0).factory());
                 HttpServer server = blockingServer(port, executor);
                 uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/order");
-                stop = () -> {
-                    server.stop(0);
-                    executor.shutdownNow();
-                    try {
-                        executor.awaitTermination(5, TimeUnit.SECONDS);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                };
+                stop = OrderServer.stopper(server, executor);
             }
         } catch (BindException | reactor.netty.ChannelBindException e) {
-            Cli.exit("S06", "port " + port + " is in use (or not allowed here): cannot listen on 127.0.0.1:" + port
-                    + "; use 0 to let the system pick a free port, or another port 1024..65535");
+            Cli.exit("S06", OrderServer.portTaken(port));
             return;
         }
         System.out.println("serving " + impl + " orders at " + uri + "?id=1"

@@ -15,7 +15,7 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 //SOURCES ../helpers/unpinned/Published.java
 //SOURCES ../helpers/unpinned/OrderSweep.java
 //SOURCES ../helpers/unpinned/Experiment.java

@@ -16,7 +16,10 @@
 //SOURCES ../helpers/unpinned/RunGuard.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
+//SOURCES ../helpers/unpinned/EndpointLoad.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.snippets;
 
 /*
@@ -48,153 +51,88 @@ package unpinned.snippets;
  * Results go to results/s16-cpu-endpoint/.
  */
 
-import unpinned.Cli;
 import unpinned.Course;
+import unpinned.EndpointLoad;
+import unpinned.EndpointLoad.CpuRun;
+import unpinned.Experiment;
 import unpinned.HttpLoad;
-import unpinned.LoadTest;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.Results;
 import unpinned.ServerProcess;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 public class S16_CpuEndpointLoad {
-    static final String USAGE = """
-            usage: S16_CpuEndpointLoad [--users N] [--n N] [--pool N] [--mode pool|virtual|both]
-                                       [--warmup-s S] [--duration-s S] [--repeat R]
-              --users N       concurrent users (connections), 1..10000 (default 100; full 400)
-              --n N           each request adds up 1..N twice, 1..10000000000 (default 2000000; full 10000000;
-                              the source used 100000000)
-              --pool N        platform threads of the pool server, 1..10000 (default 200, Tomcat's default)
-              --mode M        pool, virtual or both (default both)
-              --warmup-s S    seconds of load before measuring, 0..600 (default 3; full 5)
-              --duration-s S  seconds measured per run, 1..3600 (default 3; full 10)
-              --repeat R      runs of each server, taken in turn, 1..20 (default 3); the first run of each
-                              server warms up for --warmup-s, later runs for at most 1 s (the server is warm by then)""";
-
-    record Options(int users, long n, int pool, List<String> modes, Duration warmUp, Duration duration, int repeat) {}
-
     /** The warm-up of every run after a server's first: its JIT is warm; the new load generator needs a moment. */
     static final Duration LATER_WARM_UP = Duration.ofSeconds(1);
 
-    static Options parse(String[] args, Profile profile) {
-        Cli cli = Cli.orExit("S16", USAGE, args,
-                Set.of("--users", "--n", "--pool", "--mode", "--warmup-s", "--duration-s", "--repeat"), Set.of());
-        try {
-            String mode = cli.oneOf("--mode", "both", List.of("pool", "virtual", "both"));
-            return new Options(cli.intValue("--users", profile.pick(100, 400), 1, 10_000),
-                    cli.longValue("--n", profile.pick(2_000_000L, 10_000_000L), 1, 10_000_000_000L),
-                    cli.intValue("--pool", 200, 1, 10_000),
-                    mode.equals("both") ? List.of("pool", "virtual") : List.of(mode),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--warmup-s", profile.pick(3, 5), 0, 600))),
-                    Duration.ofMillis((long) (1000 * cli.doubleValue("--duration-s", profile.pick(3, 10), 1, 3600))),
-                    cli.intValue("--repeat", 3, 1, 20));
-        } catch (IllegalArgumentException e) {
-            return Cli.exit("S16", e.getMessage());
-        }
-    }
-
-    public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announceOrExit("S16");
-        Options o = parse(args, profile);
-        try {
-            Course.home(); // its servers and load generator start through the course folder's tools/jbang
-            Results.checkDir();
-            HttpLoad.requireOpenFiles(2L * o.users() + 2 * HttpLoad.SPARE_FILES, o.users() + " users (client and server)");
-        } catch (IllegalStateException e) {
-            Cli.exit("S16", e.getMessage());
-        }
+    /**
+     * Both servers side by side (the idle one costs nothing), measured R times in turn, so a neighbour's burst or a
+     * JIT hiccup shows as spread, not as a winner; each server stops in the end, also when interrupted.
+     */
+    static List<CpuRun> inTurn(List<String> modes, int pool, long n, int users, int repeat, Duration warmUp,
+                               Duration measured) {
         int cores = Runtime.getRuntime().availableProcessors();
-        System.out.println(String.format(Locale.ROOT, "%d users, each request adds up 1..%,d twice, closed loop on"
-                + " 127.0.0.1; %d run%s of each server, in turn: warm-up %.0f s (later runs %.0f s), measured %.0f s;"
-                + " at full CPU: %d cores / CPU seconds per request", o.users(), o.n(), o.repeat(),
-                o.repeat() == 1 ? "" : "s", o.warmUp().toMillis() / 1e3, LATER_WARM_UP.toMillis() / 1e3,
-                o.duration().toMillis() / 1e3, cores));
-        List<Map<String, Object>> runs = new ArrayList<>();
         Map<String, ServerProcess> servers = new LinkedHashMap<>();
+        List<CpuRun> runs = new ArrayList<>();
         try {
-            for (String mode : o.modes()) {
-                servers.put(mode, ServerProcess.start("S04_SleepServer.java", "--mode", mode,
-                        "--threads", Integer.toString(o.pool())));
-            }
-            for (int r = 1; r <= o.repeat(); r++) {
-                for (String mode : o.modes()) {
-                    runs.add(measure(servers.get(mode), mode, r, r == 1 || o.warmUp().compareTo(LATER_WARM_UP) < 0 ? o.warmUp() : LATER_WARM_UP, o, cores));
+            for (String mode : modes) servers.put(mode, EndpointLoad.start(mode, pool, 100));
+            for (int r = 1; r <= repeat; r++) {
+                Duration w = r == 1 || warmUp.compareTo(LATER_WARM_UP) < 0 ? warmUp : LATER_WARM_UP;
+                for (String mode : modes) {
+                    var sample = EndpointLoad.closedLoop(servers.get(mode), "/cpu?n=" + n, users, w, measured);
+                    CpuRun run = CpuRun.of(mode, pool, r, cores, sample);
+                    System.out.println(run);
+                    runs.add(run);
                 }
             }
         } finally {
             for (ServerProcess server : servers.values()) server.close();
         }
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("users", o.users());
-        data.put("n", o.n());
-        data.put("pool", o.pool());
-        data.put("cores", cores);
-        data.put("repeat", o.repeat());
-        data.put("runs", runs);
-        if (o.modes().size() == 2) {
-            double pool = median(runs, "pool", "throughput"), virtual = median(runs, "virtual", "throughput");
-            data.put("virtualOverPool", virtual / pool);
-            data.put("virtualOverPoolCpuPerRequest", median(runs, "virtual", "totalCpuUsPerRequest")
-                    / median(runs, "pool", "totalCpuUsPerRequest"));
-            System.out.println(String.format(Locale.ROOT, "virtual / pool, medians of %d runs each: throughput %.2f,"
-                    + " CPU per request %.2f (the source, one run each: 20.3 / 23.3 = 0.87)", o.repeat(),
-                    virtual / pool, (double) data.get("virtualOverPoolCpuPerRequest")));
+        return runs;
+    }
+
+    public static void main(String[] args) {
+        Experiment.named("S16", "a CPU-bound endpoint under load, on a pool and on virtual threads", "s16-cpu-endpoint")
+                .count("--users", 100, 400, 1, 10_000, "concurrent users (connections)")
+                .count("--n", 2_000_000, 10_000_000, 1, 10_000_000_000L,
+                        "each request adds up 1..N twice (the source used 100000000)")
+                .count("--pool", 200, 200, 1, 10_000, "platform threads of the pool server (Tomcat's default)")
+                .oneOf("--mode", "both", List.of("pool", "virtual", "both"), "pool, virtual or both")
+                .number("--warmup-s", 3, 5, 0, 600, "seconds of load before measuring")
+                .number("--duration-s", 3, 10, 1, 3_600, "seconds measured per run")
+                .count("--repeat", 3, 3, 1, 20, "runs of each server, taken in turn")
+                .notes("The first run of each server warms up for --warmup-s, later runs for at most 1 s"
+                        + " (the server is warm by then).")
+                .check(a -> Course.home()) // its servers and load generators start through tools/jbang
+                .check(a -> HttpLoad.requireOpenFiles(2L * a.count("--users") + 2 * HttpLoad.SPARE_FILES,
+                        a.count("--users") + " users (client and server)"))
+                .budget(Duration.ofSeconds(40), Duration.ofSeconds(120))
+                .run(args, S16_CpuEndpointLoad::measure);
+    }
+
+    static EndpointLoad.CpuEndpoint measure(Experiment.Args a) {
+        int users = a.intCount("--users"), pool = a.intCount("--pool"), repeat = a.intCount("--repeat");
+        long n = a.count("--n");
+        Duration warmUp = a.seconds("--warmup-s"), measured = a.seconds("--duration-s");
+        String mode = a.oneOf("--mode");
+        int cores = Runtime.getRuntime().availableProcessors();
+        System.out.printf(Locale.ROOT, "%d users, each request adds up 1..%,d twice, closed loop on 127.0.0.1; %d"
+                        + " run%s of each server, in turn: warm-up %.0f s (later runs %.0f s), measured %.0f s; at full"
+                        + " CPU: %d cores / CPU seconds per request%n", users, n, repeat, repeat == 1 ? "" : "s",
+                warmUp.toMillis() / 1e3, LATER_WARM_UP.toMillis() / 1e3, measured.toMillis() / 1e3, cores);
+        List<String> modes = mode.equals("both") ? List.of("pool", "virtual") : List.of(mode);
+        var result = EndpointLoad.CpuEndpoint.of(users, n, pool, cores, repeat,
+                inTurn(modes, pool, n, users, repeat, warmUp, measured));
+        if (modes.size() == 2) {
+            System.out.printf(Locale.ROOT, "virtual / pool, medians of %d runs each: throughput %.2f, CPU per request"
+                    + " %.2f (the source, one run each: 20.3 / 23.3 = 0.87)%n", repeat, result.virtualOverPool(),
+                    result.virtualOverPoolCpuPerRequest());
         }
-        Protocol.result(data);
-        System.out.println("saved " + Results.save("s16-cpu-endpoint", data));
-    }
-
-    /** The median of {@code key} over the runs of {@code mode}. */
-    static double median(List<Map<String, Object>> runs, String mode, String key) {
-        double[] v = runs.stream().filter(r -> r.get("mode").equals(mode))
-                .mapToDouble(r -> ((Number) r.get(key)).doubleValue()).sorted().toArray();
-        if (v.length == 0) return Double.NaN;
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
-    /** One run against a server in its own JVM: its throughput, the CPU it took, latency and threads. */
-    static Map<String, Object> measure(ServerProcess server, String mode, int repetition, Duration warmUp, Options o,
-                                       int cores) {
-        URI cpu = server.uri().resolve("/cpu?n=" + o.n());
-        LoadTest.Measured m = LoadTest.measure(server,
-                HttpLoad.Options.closedLoop(cpu, o.users(), warmUp, o.duration()));
-        HttpLoad.Result r = m.load();
-        double bound = m.cpuBoundThroughput(cores);
-        int peak = server.stats().get("peakConcurrency").getAsInt();
-        System.out.println(String.format(Locale.ROOT, "run %d %-8s %,8.1f req/s; CPU busy %.3f of the free cores (at"
-                        + " full CPU %,.1f; server %,.0f µs + client %,.0f µs CPU per request, %.2f cores busy"
-                        + " elsewhere); mean %,.0f ms, p99 %,.0f ms, %d errors; %d live threads, at most %d requests"
-                        + " computing at once",
-                repetition, mode, r.throughput(), r.throughput() / bound, bound, m.server().cpuUsPerRequest(),
-                r.clientCpuUsPerRequest(), m.otherCores(), r.meanMs(), r.p99Ms(), r.errors(),
-                m.server().liveThreads(), peak));
-        Map<String, Object> run = new LinkedHashMap<>();
-        run.put("mode", mode);
-        run.put("repetition", repetition);
-        run.put("threads", mode.equals("pool") ? o.pool() : 0);
-        run.put("throughput", r.throughput());
-        run.put("cpuBoundThroughput", bound);
-        run.put("ratioToBound", r.throughput() / bound);
-        run.put("meanMs", r.meanMs());
-        run.put("p99Ms", r.p99Ms());
-        run.put("errors", r.errors());
-        run.put("serverCpuUsPerRequest", m.server().cpuUsPerRequest());
-        run.put("clientCpuUsPerRequest", r.clientCpuUsPerRequest());
-        run.put("totalCpuUsPerRequest", m.totalCpuUsPerRequest());
-        run.put("otherCpuCores", m.otherCores());
-        run.put("serverLiveThreads", m.server().liveThreads());
-        run.put("peakConcurrency", peak);
-        run.put("windowSeconds", r.seconds());
-        return run;
+        return result;
     }
 }
 

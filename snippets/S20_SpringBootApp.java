@@ -67,13 +67,10 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
-import unpinned.Cli;
-import unpinned.Profile;
 import unpinned.ServerControl;
 import unpinned.SleepServer;
 import unpinned.SpringArgs;
 
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -171,11 +168,8 @@ public class S20_SpringBootApp {
         }
     }
 
-    /** The command line, split (unpinned.SpringArgs): the course's options, Spring's properties, and the port. */
-    record Arguments(boolean control, int port, List<String> spring, Map<String, String> properties) {}
-
-    static Arguments parse(String[] args) {
-        SpringArgs s = SpringArgs.parse(args, DEFAULT_PORT, Set.of(), Set.of());
+    /** S20's own rules over Spring's properties: always a servlet web server; a small pool gets a small minimum. */
+    static SpringArgs rules(SpringArgs s) {
         // A web server, always: another application type (none, reactive) would start without one
         s.refuse("spring.main.web-application-type", "S20 (servlet: it is a web server)");
         s = s.with("spring.main.web-application-type", "servlet");
@@ -191,7 +185,7 @@ public class S20_SpringBootApp {
         if (threads < 10 && !properties.containsKey("server.tomcat.threads.min-spare")) {
             s = s.with("server.tomcat.threads.min-spare", "" + threads);
         }
-        return new Arguments(s.control(), s.port(), s.spring(), properties);
+        return s;
     }
 
     /** Defaults the command line can override (lowest precedence in Spring's order). */
@@ -206,43 +200,15 @@ public class S20_SpringBootApp {
     }
 
     public static void main(String[] args) throws Exception {
-        Profile.announceOrExit("S20");
-        if (List.of(args).contains("-h") || List.of(args).contains("--help")) {
-            System.out.println(USAGE);
-            return;
-        }
-        Arguments a;
-        try {
-            a = parse(args);
-        } catch (IllegalArgumentException e) {
-            Cli.exit("S20", e.getMessage());
-            return;
-        }
-        try {
-            SpringArgs.requireFreePort(a.port());
-        } catch (IllegalArgumentException e) {
-            Cli.exit("S20", e.getMessage());
-        }
+        SpringArgs a = SpringArgs.parseOrExit("S20", USAGE, args, DEFAULT_PORT, Set.of(), Set.of(),
+                S20_SpringBootApp::rules);
         SpringApplication app = new SpringApplication(S20_SpringBootApp.class);
         app.setDefaultProperties(defaults());
         app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
             if (event instanceof ApplicationReadyEvent) readyNanos = System.nanoTime();
         });
-        ConfigurableApplicationContext context;
-        try {
-            context = app.run(a.spring().toArray(String[]::new));
-        } catch (RuntimeException e) {
-            if (SpringArgs.portInUse(e)) {
-                Cli.exit("S20", "port " + a.port() + " is in use; use --port 0 to let the system pick a free port");
-            }
-            System.err.println("S20: Spring Boot did not start (" + SpringArgs.rootMessage(e) + "); its report is above");
-            System.exit(1);
-            return;
-        }
-        if (readyNanos == 0) { // run() returns after ApplicationReadyEvent; anything else is a failed start
-            System.err.println("S20: Spring Boot returned without saying the application is ready");
-            System.exit(1);
-        }
+        ConfigurableApplicationContext context = SpringArgs.startOrExit("S20", a.port(),
+                () -> app.run(a.spring().toArray(String[]::new)), () -> readyNanos != 0);
         Environment env = context.getEnvironment();
         Integer port = env.getProperty("local.server.port", Integer.class);
         if (port == null) { // a property given turned the web server off
@@ -254,7 +220,7 @@ public class S20_SpringBootApp {
         }
         boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
         int threads = env.getProperty("server.tomcat.threads.max", Integer.class, 200);
-        double startSeconds = (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;
+        double startSeconds = SpringArgs.secondsSinceJvmStart();
         URI uri = URI.create("http://127.0.0.1:" + port + "/");
         System.out.println(String.format(Locale.ROOT, "serving Spring Boot %s on %s, %s; ready %.1f s after the JVM"
                         + " started; try %ssleep?ms=100, io?ms=500, cpu?n=1000000, actuator/metrics%s",

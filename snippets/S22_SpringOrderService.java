@@ -16,6 +16,7 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ServerControl.java
+//SOURCES ../helpers/unpinned/OrderRules.java
 package unpinned.snippets;
 
 /*
@@ -71,14 +72,13 @@ import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
 import unpinned.Cli;
-import unpinned.Profile;
+import unpinned.OrderRules;
 import unpinned.ServerControl;
 import unpinned.SpringArgs;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -87,7 +87,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -113,8 +112,6 @@ public class S22_SpringOrderService {
             "org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration";
     static final Duration SLOW = Duration.ofMillis(100);
     static final Duration FAST = Duration.ofMillis(10);
-    /** Items with a stock record: 0 .. ITEMS - 1, as in S06. */
-    static final long ITEMS = 1_000_000;
     static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
     static final AtomicLong HANDLED = new AtomicLong();
     static final AtomicLong FAILED = new AtomicLong();
@@ -144,7 +141,7 @@ public class S22_SpringOrderService {
 
         @GetMapping("/order")
         public ResponseEntity<String> order(@RequestParam(name = "id", required = false) String id) {
-            long n = id(id);
+            long n = OrderRules.id(id);
             if (n < 0) return badId();
             try {
                 double price = priceService(n);   // slow dependency: the thread waits 100 ms (unmounted)
@@ -162,13 +159,13 @@ public class S22_SpringOrderService {
         double priceService(long id) throws IOException, InterruptedException {
             if (rest != null) return Double.parseDouble(call("/price?id=" + id));
             Thread.sleep(SLOW);
-            return price(id);
+            return OrderRules.price(id);
         }
 
         int stockService(long id) throws IOException, InterruptedException {
             if (rest != null) return Integer.parseInt(call("/stock?id=" + id));
             Thread.sleep(FAST);
-            return stock(id);
+            return OrderRules.stock(id);
         }
 
         /** One blocking HTTP call: the virtual thread waits for the answer, its carrier does not. */
@@ -208,7 +205,7 @@ public class S22_SpringOrderService {
 
         @GetMapping("/order")
         public Mono<ResponseEntity<String>> order(@RequestParam(name = "id", required = false) String id) {
-            long n = id(id);
+            long n = OrderRules.id(id);
             if (n < 0) return Mono.just(badId());
             return priceService(n)
                     .flatMap(price -> stockService(n)
@@ -218,12 +215,12 @@ public class S22_SpringOrderService {
 
         Mono<Double> priceService(long id) {
             if (web != null) return call("/price?id=" + id).map(Double::parseDouble);
-            return Mono.delay(SLOW).map(tick -> price(id)); // a timer, not a thread, waits
+            return Mono.delay(SLOW).map(tick -> OrderRules.price(id)); // a timer, not a thread, waits
         }
 
         Mono<Integer> stockService(long id) {
             if (web != null) return call("/stock?id=" + id).map(Integer::parseInt);
-            return Mono.delay(FAST).map(tick -> stock(id));
+            return Mono.delay(FAST).map(tick -> OrderRules.stock(id));
         }
 
         /** One non-blocking HTTP call: returns at once; the body arrives later, on an event loop. */
@@ -242,30 +239,11 @@ public class S22_SpringOrderService {
         }
     }
 
-    // ---------------------------------------------------------------- the business rules and answers, as S06
-
-    static double price(long id) {
-        return 10 + id % 90;
-    }
-
-    static int stock(long id) {
-        if (id < 0 || id >= ITEMS) throw new NoSuchElementException("no stock record for item " + id);
-        return (int) (id % 7);
-    }
+    // ---------------------------------------------------------------- the answers (rules: unpinned.OrderRules, as S06)
 
     static String orderJson(long id, double price, int stock) {
         HANDLED.incrementAndGet();
-        return "{\"id\":" + id + ",\"price\":" + price + ",\"stock\":" + stock + "}";
-    }
-
-    /** The id as S06 reads it: absent is 0, anything but a whole number is -1 (refused). */
-    static long id(String value) {
-        if (value == null) return 0;
-        try {
-            return Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
+        return OrderRules.orderJson(id, price, stock);
     }
 
     static ResponseEntity<String> json(String body) {
@@ -274,7 +252,7 @@ public class S22_SpringOrderService {
 
     static ResponseEntity<String> badId() {
         return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON)
-                .body("{\"error\":\"id must be a number\"}");
+                .body(OrderRules.BAD_ID);
     }
 
     /** 500 with the stack trace as the JVM prints it: the lesson's evidence (blocking and reactive differ). */
@@ -305,25 +283,15 @@ public class S22_SpringOrderService {
     }
 
     public static void main(String[] args) throws Exception {
-        Profile.announceOrExit("S22");
-        if (List.of(args).contains("-h") || List.of(args).contains("--help")) {
-            System.out.println(USAGE);
-            return;
-        }
-        SpringArgs a;
-        String stack;
-        try {
-            a = SpringArgs.parse(args, DEFAULT_PORT, Set.of("--stack", "--deps"), Set.of());
-            stack = a.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
-            deps = Cli.loopbackBaseUrl("--deps", a.cli().value("--deps", null), "a dependency-stub");
-            a.refuse("spring.main.web-application-type", "--stack");
-            a.refuse("spring.threads.virtual.enabled", "--stack");
-            a.refuse("spring.autoconfigure.exclude", "--stack");
-            SpringArgs.requireFreePort(a.port());
-        } catch (IllegalArgumentException e) {
-            Cli.exit("S22", e.getMessage());
-            return;
-        }
+        SpringArgs a = SpringArgs.parseOrExit("S22", USAGE, args, DEFAULT_PORT, Set.of("--stack", "--deps"), Set.of(),
+                s -> {
+                    s.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
+                    deps = Cli.loopbackBaseUrl("--deps", s.cli().value("--deps", null), "a dependency-stub");
+                    for (String p : List.of("spring.main.web-application-type", "spring.threads.virtual.enabled",
+                            "spring.autoconfigure.exclude")) s.refuse(p, "--stack");
+                    return s;
+                });
+        String stack = a.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
         boolean mvc = stack.equals("mvc");
         // Both starters are on the classpath, so Spring would pick the servlet stack: --stack decides. On the
         // reactive stack Tomcat could serve WebFlux too; excluding its factory leaves Reactor Netty, whatever
@@ -339,28 +307,13 @@ public class S22_SpringOrderService {
         app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
             if (event instanceof ApplicationReadyEvent) readyNanos = System.nanoTime();
         });
-        ConfigurableApplicationContext context;
-        try {
-            context = app.run(a.spring().toArray(String[]::new));
-        } catch (RuntimeException e) {
-            if (SpringArgs.portInUse(e)) {
-                Cli.exit("S22", "port " + a.port() + " is in use; use --port 0 to let the system pick a free"
-                        + " port");
-            }
-            System.err.println("S22: Spring Boot did not start (" + SpringArgs.rootMessage(e) + "); its report is"
-                    + " above");
-            System.exit(1);
-            return;
-        }
-        if (readyNanos == 0) { // run() returns after ApplicationReadyEvent; anything else is a failed start
-            System.err.println("S22: Spring Boot returned without saying the application is ready");
-            System.exit(1);
-        }
+        List<String> spring = a.spring();
+        ConfigurableApplicationContext context = SpringArgs.startOrExit("S22", a.port(),
+                () -> app.run(spring.toArray(String[]::new)), () -> readyNanos != 0);
         Environment env = context.getEnvironment();
         int port = env.getRequiredProperty("local.server.port", Integer.class);
         boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
-        long started = ManagementFactory.getRuntimeMXBean().getStartTime();
-        double startSeconds = (System.currentTimeMillis() - started) / 1e3;
+        double startSeconds = SpringArgs.secondsSinceJvmStart();
         URI uri = URI.create("http://127.0.0.1:" + port + "/order");
         System.out.println(String.format(Locale.ROOT, "serving Spring Boot %s orders at %s?id=1, %s (%s); ready"
                         + " %.1f s after the JVM started%s", SpringBootVersion.getVersion(), uri,

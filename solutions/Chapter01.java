@@ -19,7 +19,7 @@
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 //SOURCES ../helpers/unpinned/Jmh.java
 package unpinned.solutions;
 
@@ -36,7 +36,7 @@ package unpinned.solutions;
 import unpinned.Bounds;
 import unpinned.HttpLoad;
 import unpinned.Jmh;
-import unpinned.LoadTest;
+import unpinned.LoadRun;
 import unpinned.Profile;
 import unpinned.ServerProcess;
 
@@ -116,7 +116,7 @@ public class Chapter01 {
         try (var server = ServerProcess.start("S04_SleepServer.java", "--mode", "pool",
                 "--threads", Integer.toString(poolThreads), "--sleep-ms", "100")) {
             var load = HttpLoad.Options.closedLoop(server.uri(), users, warmUp, window);
-            var run = LoadTest.measure(server, load).load();
+            var run = LoadRun.measure(server, load).load();
             System.out.println("measured " + Worked.num(run.throughput()) + " req/s = "
                     + Worked.ratio(run.throughput() / bound) + " x the bound; mean "
                     + Worked.num(run.meanMs()) + " ms (at the bound: 500 / " + Worked.num(bound)

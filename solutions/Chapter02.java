@@ -19,7 +19,7 @@
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/LoadRun.java
 package unpinned.solutions;
 
 /*

@@ -514,10 +514,10 @@ def test_interrupting_a_load_cell_stops_the_server_and_the_load_generator():
     # the notebook's own pattern: the server lives in try-with-resources; 15 s: the server is up and the
     # generator warming up, far shorter than the run
     errors = _interrupted(
-        "LoadTest.Measured loadTest() {\n"
+        "LoadRun.Measured loadTest() {\n"
         '    var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual");\n'
         "    try (server) {\n"
-        "        return LoadTest.measure(server, HttpLoad.Options.closedLoop(server.uri(), 50,\n"
+        "        return LoadRun.measure(server, HttpLoad.Options.closedLoop(server.uri(), 50,\n"
         "            java.time.Duration.ofSeconds(60), java.time.Duration.ofSeconds(60)));\n"
         "    }\n"
         "}\n"

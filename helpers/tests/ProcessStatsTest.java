@@ -34,10 +34,10 @@ class ProcessStatsTest {
         HttpLoad.Result load = new HttpLoad.Result("closed", 100, 2, 0, 10_000, 0, 2.0, 5_000, 110, 110, 120, 1,
                 110, 111, 115, 119, 20, 0, Map.of());
         ServerProcess.Usage server = new ServerProcess.Usage(0.6, 60, 100, 50, 20, 30);
-        var busy = new LoadTest.Measured(load, server, List.of(), 1.0);
+        var busy = new LoadRun.Measured(load, server, List.of(), 1.0);
         assertEquals(0.6, busy.otherCores(), 1e-9);
-        assertEquals(0.0, new LoadTest.Measured(load, server, List.of(), 0.3).otherCores(), 1e-9, "never below 0");
-        assertTrue(Double.isNaN(new LoadTest.Measured(load, server, List.of(), Double.NaN).otherCores()));
+        assertEquals(0.0, new LoadRun.Measured(load, server, List.of(), 0.3).otherCores(), 1e-9, "never below 0");
+        assertTrue(Double.isNaN(new LoadRun.Measured(load, server, List.of(), Double.NaN).otherCores()));
         var row = OrderSweep.row("virtual", 1_000, 200, 2, busy);
         assertEquals((2 - 0.6) / 80e-6, row.cpuBoundThroughput(), 1e-6);
         assertEquals(0.6, row.otherCpuCores(), 1e-9);

@@ -10,7 +10,7 @@ import java.util.Locale;
 /**
  * Chapter 02's experiment, one copy for the notebook and for snippet S09 ({@code order-sweep}): the
  * order service (snippet S06) under a closed loop of rising users, each implementation in its own
- * JVM, each level measured by the load generator in another (see {@link LoadTest}), with two bounds.
+ * JVM, each level measured by the load generator in another (see {@link LoadRun}), with two bounds.
  * Chapter 06 runs the same endpoint in Spring Boot (snippet S22): {@link #SPRING_IMPLEMENTATIONS}, Spring
  * MVC on virtual threads and Spring WebFlux, the comparison article's two stacks.
  * <ul>
@@ -251,7 +251,7 @@ public final class OrderSweep {
         List<Row> rows = new ArrayList<>();
         try (ServerProcess server = ServerProcess.start(service(impl), args.toArray(String[]::new))) {
             URI target = URI.create(server.uri() + "?id=" + ITEM);
-            List<LoadTest.Measured> levels = LoadTest.measureLevels(server,
+            List<LoadRun.Measured> levels = LoadRun.measureLevels(server,
                     HttpLoad.Options.closedLoop(target, plan.users().get(0), plan.firstWarmUp(), plan.measured()),
                     plan.users().subList(1, plan.users().size()), plan.warmUp(), dependencies);
             for (int i = 0; i < levels.size(); i++) {
@@ -267,7 +267,7 @@ public final class OrderSweep {
     public static final String PUBLISHED = "vt-webflux-blog";
 
     /** The row for one measurement: its figures, both bounds, and the published throughput at that level. */
-    public static Row row(String impl, int users, int poolThreads, int cores, LoadTest.Measured m) {
+    public static Row row(String impl, int users, int poolThreads, int cores, LoadRun.Measured m) {
         HttpLoad.Result r = m.load();
         ServerProcess.Usage s = m.server();
         double little = littleBound(impl, users, poolThreads);

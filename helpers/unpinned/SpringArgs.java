@@ -1,6 +1,7 @@
 package unpinned;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -12,6 +13,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The command line of the course's Spring Boot snippets (chapter 06), without Spring: Spring's own properties
@@ -156,5 +160,54 @@ public record SpringArgs(Cli cli, int port, Map<String, String> properties, List
         Set<String> all = new HashSet<>(names);
         all.add(name);
         return all;
+    }
+    /**
+     * A Spring snippet's command line, or its one-line refusal (exit code 2): announces the profile, prints
+     * {@code usage} for -h/--help (exit 0), parses, applies the snippet's own rules ({@code rules}: refusals and
+     * properties it sets) and checks the port is free, all before Spring starts.
+     */
+    public static SpringArgs parseOrExit(String name, String usage, String[] args, int defaultPort,
+                                         Set<String> withValue, Set<String> flags, UnaryOperator<SpringArgs> rules) {
+        Profile.announceOrExit(name);
+        if (List.of(args).contains("-h") || List.of(args).contains("--help")) {
+            System.out.println(usage);
+            System.exit(0);
+        }
+        try {
+            SpringArgs a = rules.apply(parse(args, defaultPort, withValue, flags));
+            requireFreePort(a.port());
+            return a;
+        } catch (IllegalArgumentException e) {
+            return Cli.exit(name, e.getMessage());
+        }
+    }
+
+    /**
+     * Starts Spring ({@code start}: {@code SpringApplication.run(...)}) or ends the JVM with one line: the port taken
+     * meanwhile (exit 2), a failed start (exit 1, Spring's report above it), or a return without {@code ready}
+     * (ApplicationReadyEvent never came, exit 1).
+     */
+    public static <T> T startOrExit(String name, int port, Callable<T> start, BooleanSupplier ready) {
+        T context;
+        try {
+            context = start.call();
+        } catch (Exception e) {
+            if (portInUse(e)) {
+                Cli.exit(name, "port " + port + " is in use; use --port 0 to let the system pick a free port");
+            }
+            System.err.println(name + ": Spring Boot did not start (" + rootMessage(e) + "); its report is above");
+            System.exit(1);
+            return null;
+        }
+        if (!ready.getAsBoolean()) {
+            System.err.println(name + ": Spring Boot returned without saying the application is ready");
+            System.exit(1);
+        }
+        return context;
+    }
+
+    /** Seconds since this JVM started: what a Spring start took, JBang's launch aside. */
+    public static double secondsSinceJvmStart() {
+        return (System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;
     }
 }

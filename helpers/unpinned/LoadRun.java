@@ -16,12 +16,12 @@ import java.util.Locale;
  *
  * <pre>{@code
  * try (var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual")) {
- *     var m = LoadTest.measure(server, HttpLoad.Options.closedLoop(server.uri(), 500, Duration.ofSeconds(2), Duration.ofSeconds(5)));
+ *     var m = LoadRun.measure(server, HttpLoad.Options.closedLoop(server.uri(), 500, Duration.ofSeconds(2), Duration.ofSeconds(5)));
  * }
  * }</pre>
  */
-public final class LoadTest {
-    private LoadTest() {}
+public final class LoadRun {
+    private LoadRun() {}
 
     /**
      * What the load generator measured, what the server used in the same measured window, and what each
