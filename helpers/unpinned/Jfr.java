@@ -165,6 +165,24 @@ public final class Jfr {
         return jfr;
     }
 
+    /**
+     * {@link #saveWithRecording(String, Map, Path)} for a typed result: {@code withJfrFile} makes the record that
+     * names the kept recording; it is printed and saved, or, if saving fails, the recording is deleted too.
+     */
+    public static Path saveRecorded(String experiment, Function<String, Object> withJfrFile, Path tmp)
+            throws IOException {
+        Path jfr = keep(tmp, Results.dir(), experiment);
+        Object data = withJfrFile.apply(jfr.toString());
+        Protocol.result(data);
+        try {
+            System.out.println("saved " + Results.save(experiment, data) + " and " + jfr);
+        } catch (RuntimeException e) {
+            deleteQuietly(jfr);
+            throw e;
+        }
+        return jfr;
+    }
+
     /** Deletes {@code p} if it is there; null, or a file that cannot be deleted, is left alone. */
     public static void deleteQuietly(Path p) {
         if (p == null) return;
