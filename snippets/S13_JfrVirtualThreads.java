@@ -11,6 +11,11 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Jfr.java
+//SOURCES ../helpers/unpinned/Pinning.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Jdks.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 package unpinned.snippets;
 
 /*
@@ -47,6 +52,7 @@ package unpinned.snippets;
 import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Jfr;
+import unpinned.Pinning;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
@@ -62,8 +68,6 @@ import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,35 +141,6 @@ public class S13_JfrVirtualThreads {
     /** One pinned event, as listed in the result. */
     record Pin(Instant start, double durationMs, String pinCase, String reason, String blockingOperation,
                String carrier) {}
-
-    /** Blocks PIN_MS in its static initializer; defined afresh, by a class loader of its own, for every pin. */
-    static final class SlowInit {
-        static {
-            try {
-                Thread.sleep(PIN_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private SlowInit() {}
-    }
-
-    /**
-     * Defines one class from its bytes, so each pin initializes a class of its own. (A hidden class would do too,
-     * but JFR's tools hide hidden frames: `jfr view pinned-threads` would then blame the caller, not {@code <clinit>}.)
-     */
-    static final class OneClassLoader extends ClassLoader {
-        OneClassLoader(ClassLoader parent) {
-            super(parent);
-        }
-
-        /** Defines {@code name} from {@code bytes} and initializes it here, in the calling thread. */
-        void defineAndInitialize(String name, byte[] bytes) throws ClassNotFoundException {
-            defineClass(name, bytes, 0, bytes.length);
-            Class.forName(name, true, this); // finds the class just defined; runs its static initializer
-        }
-    }
 
     public static void main(String[] args) {
         Profile profile = Profile.announceOrExit("S13");
@@ -303,15 +278,15 @@ public class S13_JfrVirtualThreads {
         if (o.pins() > 0) {
             Protocol.progress(String.format(Locale.ROOT, "%d x %d ms in a class initializer, %d x %d ms in"
                     + " synchronized", o.pins(), PIN_MS, o.pins(), PIN_MS));
-            byte[] slowInit = classBytes(SlowInit.class);
-            ClassLoader parent = S13_JfrVirtualThreads.class.getClassLoader();
+            byte[] slowInit = Pinning.slowInitBytes(); // Pinning.SlowInit sleeps classInitSleepMs in <clinit>
+            Pinning.classInitSleepMs = PIN_MS;
             List<Thread> pinners = new ArrayList<>();
             long p2 = Jfr.sinceMs(recordingStart), t0 = System.nanoTime();
             for (int i = 0; i < o.pins(); i++) {
                 pinners.add(Thread.ofVirtual().name("s13-clinit-" + i).start(() -> {
                     try {
                         // A new class each time, so its static initializer runs (and sleeps) again.
-                        new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), slowInit);
+                        Pinning.initializeFreshCopy(slowInit);
                     } catch (Throwable e) {
                         failure.compareAndSet(null, "defining and initializing a class failed: " + e);
                     }
@@ -342,16 +317,6 @@ public class S13_JfrVirtualThreads {
     static void synchronizedSleep(Object lock) throws InterruptedException {
         synchronized (lock) {
             Thread.sleep(PIN_MS);
-        }
-    }
-
-    static byte[] classBytes(Class<?> c) {
-        String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
-        try (InputStream in = c.getResourceAsStream(file)) {
-            if (in == null) throw new IllegalStateException("cannot find " + file + " next to this snippet's classes");
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
     }
 
