@@ -70,10 +70,7 @@ import unpinned.Jdks;
 import unpinned.Jfr;
 import unpinned.Pinning;
 import unpinned.Profile;
-import unpinned.Protocol;
 import unpinned.Results;
-
-import jdk.jfr.Recording;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -200,7 +197,7 @@ public class S17_PinningCases {
             "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
             "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
             "class-init", "Thread.sleep in a static initializer, each thread its own class");
-    static final String MONITOR_ENTER = "jdk.JavaMonitorEnter", THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
+    static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
 
     record Options(List<String> cases, int threads, int sleepMs, boolean tracePinned) {}
 
@@ -253,66 +250,24 @@ public class S17_PinningCases {
         long s = o.sleepMs();
         ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
         boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
-        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
-                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
-                pool.getParallelism(), Runtime.version());
-        if (n == 1) {
-            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
-                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
-        } else {
-            System.out.printf(Locale.ROOT, "bounds: if the operation unmounts, the %,d overlap: ~%,d ms (1 x the"
-                    + " sleep); if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", n, s, n * s, n,
-                    o.cases().contains("contended-monitor") ? String.format(Locale.ROOT, ". contended-monitor:"
-                            + " ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
-        }
+        Pinning.announce(pool, n, s, "operation", o.cases().contains("contended-monitor") ? String.format(
+                Locale.ROOT, ". contended-monitor: ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
         String traceNote = traceNote(feature, traceSetBy);
         if (traceNote != null) System.out.println(traceNote);
 
         List<Pinning.Timed> timed = new ArrayList<>();
-        String recordingStart;
-        try (Recording recording = new Recording()) {
-            recording.setName(ID);
-            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
-            recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
-            Protocol.progress("starting JFR");
-            recording.start();
-            recordingStart = recording.getStartTime().toString();
-            try {
-                warmUp(pool);
-                for (int i = 0; i < o.cases().size(); i++) {
-                    String name = o.cases().get(i);
-                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
-                            o.cases().size(), name, n, s));
-                    timed.add(runCase(name, n, s, pool));
-                }
-            } finally {
-                recording.stop();
-            }
-            Protocol.progress("dumping and reading the recording");
-            recording.dump(tmp);
-        }
-        // Each event counted for the group of the thread that recorded it: a case (s17-<case>-<i>), the warm-up, other
-        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
-        Map<String, double[]> enters = new LinkedHashMap<>(); // jdk.JavaMonitorEnter: count, ms
-        Jfr.forEachEvent(tmp, e -> {
-            String type = e.getEventType().getName(), group = Jfr.threadGroup(e.getThread(), THREAD_PREFIX, CASES,
-                    WARM_UP);
-            if (type.equals(Jfr.PINNED)) pins.computeIfAbsent(group, x -> new Jfr.PinnedTally()).add(e);
-            if (!type.equals(MONITOR_ENTER)) return;
-            double[] m = enters.computeIfAbsent(group, x -> new double[2]);
-            m[0]++;
-            m[1] += e.getDuration().toNanos() / 1e6;
-        });
+        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, true, () -> warmUp(pool), name -> runCase(name, n, s,
+                pool), CASES, THREAD_PREFIX, WARM_UP, timed);
+        Pinning.Events events = recorded.getKey();
         List<Pinning.Case> cases = new ArrayList<>();
         Map<String, Integer> traceByCase = new LinkedHashMap<>();
         for (Pinning.Timed t : timed) {
-            double[] m = enters.getOrDefault(t.name(), new double[2]);
-            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, pins.getOrDefault(t.name(),
-                    new Jfr.PinnedTally()), reasonFields, (long) m[0], m[1], traceSetBy != null));
+            double[] m = events.monitorEnters(t.name());
+            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields,
+                    (long) m[0], m[1], traceSetBy != null));
             traceByCase.put(t.name(), cases.getLast().traceBlocks());
         }
-        Jfr.PinnedTally warm = pins.getOrDefault(WARM_UP, new Jfr.PinnedTally()),
-                other = pins.getOrDefault("other", new Jfr.PinnedTally());
+        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
         Pinning.reportLeftOut(warm, other, reasonFields, "; on 21 a pinned Object.wait records no event at all");
         int blocks = traceByCase.values().stream().mapToInt(Integer::intValue).sum();
         if (traceSetBy != null) {
@@ -327,7 +282,7 @@ public class S17_PinningCases {
         Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
                 cases, warm.events(), other.events(), other.reasons(), reasonFields, trace, null, "one per run,"
                 + " threshold 0; events counted by the name of the virtual thread that recorded them"
-                + " (s17-<case>-<i>)", recordingStart, null), tmp); // the .json and the .jfr side by side, or neither
+                + " (s17-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
     }
 
     static String traceNote(int feature, String setBy) {

@@ -67,8 +67,6 @@ import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
 
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedThread;
 
 import java.io.IOException;
 import java.lang.foreign.AddressLayout;
@@ -271,61 +269,25 @@ public class S18_NativeFramePinning {
                 .anyMatch(a -> a.startsWith("--enable-native-access"));
         Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
 
-        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
-                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
-                pool.getParallelism(), Runtime.version());
+        Pinning.announce(pool, n, s, "sleep", "");
         System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
                 + (nativeAccess ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
                 + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
-        if (n == 1) {
-            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
-                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
-        } else {
-            System.out.printf(Locale.ROOT, "bounds: if the sleep unmounts, the %,d overlap: ~%,d ms (1 x the sleep);"
-                    + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%n", n, s, n * s, n);
-        }
-
         List<Pinning.Timed> timed = new ArrayList<>();
-        String recordingStart;
-        try (Recording recording = new Recording()) {
-            recording.setName(ID);
-            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
-            Protocol.progress("starting JFR");
-            recording.start();
-            recordingStart = recording.getStartTime().toString();
-            try {
-                warmUp(qsort, pool);
-                for (int i = 0; i < o.cases().size(); i++) {
-                    String name = o.cases().get(i);
-                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
-                            o.cases().size(), name, n, s));
-                    timed.add(runCase(name, n, s, pool, qsort));
-                }
-            } finally {
-                recording.stop();
-            }
-            Protocol.progress("dumping and reading the recording");
-            recording.dump(tmp);
-        }
-        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
-        Jfr.forEachEvent(tmp, e -> {
-            if (e.getEventType().getName().equals(Jfr.PINNED)) {
-                pins.computeIfAbsent(group(e.getThread()), x -> new Jfr.PinnedTally()).add(e);
-            }
-        });
-
+        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, false, () -> warmUp(qsort, pool), name -> runCase(name,
+                n, s, pool, qsort), CASES, THREAD_PREFIX, WARM_UP, timed);
+        Pinning.Events events = recorded.getKey();
         List<Pinning.Case> cases = new ArrayList<>();
         for (Pinning.Timed t : timed) {
-            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, pins.getOrDefault(t.name(),
-                    new Jfr.PinnedTally()), reasonFields, null, null, false));
+            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields, null,
+                    null, false));
         }
-        Jfr.PinnedTally warm = pins.getOrDefault(WARM_UP, new Jfr.PinnedTally());
-        Jfr.PinnedTally other = pins.getOrDefault("other", new Jfr.PinnedTally());
+        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
         Pinning.reportLeftOut(warm, other, reasonFields, "");
         Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
                 cases, warm.events(), other.events(), other.reasons(), reasonFields, null, nativeAccess, "one per run,"
                 + " threshold 0; events counted by the name of the virtual thread that recorded them"
-                + " (s18-<case>-<i>)", recordingStart, null), tmp); // the .json and the .jfr side by side, or neither
+                + " (s18-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
     }
 
     // ---- the cases ----------------------------------------------------------------------------------------------
@@ -386,10 +348,6 @@ public class S18_NativeFramePinning {
                 upcalls, sleeps);
     }
 
-    /** s18-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
-    static String group(RecordedThread t) {
-        return Jfr.threadGroup(t, THREAD_PREFIX, CASES, WARM_UP);
-    }
 }
 
 /*

@@ -1,6 +1,7 @@
 package unpinned;
 
 import com.google.gson.annotations.SerializedName;
+import jdk.jfr.Recording;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -9,7 +10,9 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,12 +25,14 @@ import java.util.concurrent.ForkJoinPool;
  * Chapter 05's pinning experiments, their shared pieces: the class whose static initializer blocks (S13, S17), the
  * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18), the typed results they
  * save, and the wrappers the notebook calls on each JDK.
- * Needs Carriers.java, Jdks.java, Jfr.java, Json.java, Measurement.java, Protocol.java, Results.java alongside.
+ * Needs Carriers.java, ChildRun.java, Jdks.java, Jfr.java, Json.java, Measurement.java, Protocol.java, Results.java
+ * and RunGuard.java alongside.
  */
 public final class Pinning {
     public static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
     public static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
     public static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
+    public static final String MONITOR_ENTER = "jdk.JavaMonitorEnter";
 
     /** How long SlowInit's static initializer sleeps: public, as each copy of SlowInit is in a loader of its own. */
     public static volatile long classInitSleepMs;
@@ -197,6 +202,90 @@ public final class Pinning {
         }
     }
 
+    /** One case run by a snippet: its threads started, timed to the last end. */
+    @FunctionalInterface
+    public interface CaseRun {
+        Timed run(String name) throws InterruptedException;
+    }
+
+    /** The warm-up a snippet runs in the recording before its cases. */
+    @FunctionalInterface
+    public interface WarmUp {
+        void run() throws InterruptedException;
+    }
+
+    /** The events of the recording, by group: a case's name (its threads' names), the warm-up, or "other". */
+    public record Events(Map<String, Jfr.PinnedTally> pinned, Map<String, double[]> monitorEnters) {
+        public Jfr.PinnedTally pinned(String group) {
+            return pinned.getOrDefault(group, new Jfr.PinnedTally());
+        }
+
+        /** jdk.JavaMonitorEnter events of {@code group}: count, then milliseconds. */
+        public double[] monitorEnters(String group) {
+            return monitorEnters.getOrDefault(group, new double[2]);
+        }
+    }
+
+    /**
+     * One JFR recording (threshold 0) around {@code warmUp} and each case in turn: pinned events with their stacks,
+     * and jdk.JavaMonitorEnter when {@code monitorEnter}; dumped to {@code tmp} and read back, each event counted for
+     * the group of the virtual thread that recorded it ({@code prefix}<case>-<i>, {@code warmUpName}, or "other").
+     * Fills {@code timed}; returns the events and the recording's start.
+     */
+    public static Map.Entry<Events, String> record(String id, Path tmp, List<String> cases, int n, long s,
+                                                   boolean monitorEnter, WarmUp warmUp, CaseRun runCase,
+                                                   List<String> allCases, String prefix, String warmUpName,
+                                                   List<Timed> timed) throws InterruptedException, IOException {
+        String start;
+        try (Recording recording = new Recording()) {
+            recording.setName(id);
+            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
+            if (monitorEnter) recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
+            Protocol.progress("starting JFR");
+            recording.start();
+            start = recording.getStartTime().toString();
+            try {
+                warmUp.run();
+                for (int i = 0; i < cases.size(); i++) {
+                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1, cases.size(),
+                            cases.get(i), n, s));
+                    timed.add(runCase.run(cases.get(i)));
+                }
+            } finally {
+                recording.stop();
+            }
+            Protocol.progress("dumping and reading the recording");
+            recording.dump(tmp);
+        }
+        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
+        Map<String, double[]> enters = new LinkedHashMap<>();
+        Jfr.forEachEvent(tmp, e -> {
+            String type = e.getEventType().getName();
+            String group = Jfr.threadGroup(e.getThread(), prefix, allCases, warmUpName);
+            if (type.equals(Jfr.PINNED)) pins.computeIfAbsent(group, x -> new Jfr.PinnedTally()).add(e);
+            if (!type.equals(MONITOR_ENTER)) return;
+            double[] m = enters.computeIfAbsent(group, x -> new double[2]);
+            m[0]++;
+            m[1] += e.getDuration().toNanos() / 1e6;
+        });
+        return Map.entry(new Events(pins, enters), start);
+    }
+
+    /** The run's first lines: what runs on one carrier, and the two bounds (or one, when n is 1). */
+    public static void announce(ForkJoinPool pool, int n, long s, String operation, String contendedNote) {
+        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
+                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
+                pool.getParallelism(), Runtime.version());
+        if (n == 1) {
+            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
+                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
+        } else {
+            System.out.printf(Locale.ROOT, "bounds: if the %s unmounts, the %,d overlap: ~%,d ms (1 x the sleep);"
+                    + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", operation, n, s, n * s, n,
+                    contendedNote);
+        }
+    }
+
     /**
      * The verdict on one case of {@code n} threads blocking {@code s} ms, and its report line: it pins when its time
      * is nearer n x s than 1 x s, or when it has pinned events. {@code monitorEnters}/{@code monitorEnterMs}: JFR's
@@ -289,6 +378,23 @@ public final class Pinning {
                 "--sleep-ms", "" + sleepMs);
         RunGuard.requireFresh();
         return run;
+    }
+
+    /** S17's synchronized-sleep case with --trace-pinned on a JDK: its run, and the trace lines it printed. */
+    public record Traced(Run run, List<String> traceLines) {}
+
+    /** Runs S17's synchronized-sleep, 2 threads x {@code sleepMs}, with --trace-pinned on {@code jdk}. */
+    public static Traced traced(Jdks.Jdk jdk, int sleepMs, int maxLines) {
+        try (ChildRun child = Jdks.onJdk(jdk, "S17_PinningCases.java", List.of("--case", "synchronized-sleep",
+                "--threads", "2", "--sleep-ms", "" + sleepMs, "--trace-pinned"))) {
+            Run run = Json.read(child.awaitResult().toString(), Run.class);
+            List<String> lines = Files.readAllLines(child.log()).stream().filter(line ->
+                    line.startsWith("VirtualThread[") || line.startsWith("    ")).limit(maxLines).toList();
+            RunGuard.requireFresh();
+            return new Traced(run, lines);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the traced run's log: " + e.getMessage(), e);
+        }
     }
 
     /** One row of chapter 05's table: a case on a JDK, its time against the sleep, and the verdict JEP 491 predicts. */
