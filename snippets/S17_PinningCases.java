@@ -42,26 +42,19 @@ package unpinned.snippets;
  * counts each case's jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+.
  * A case "pins" when its time is nearer N x S than 1 x S, or when it has pinned events.
  *
- * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleeping in
- * synchronized, Object.wait) and so does blocking in a class initializer; since JDK 24 (JEP 491) only
- * the class initializer (and native frames) still pin. On 21 the scheduler also adds a carrier while one
- * is pinned (up to maxPoolSize, 256 by default), hiding the pin: maxPoolSize = 1 forbids that. The JVM
- * reads these properties once, at its first virtual thread; a later System.setProperty is silently
- * ignored, so main sets them first and checks the pool it got. The events miss things too. On JDK 21
- * Object.wait holds its carrier inside the VM, not through a failed unmount, and records NO pinned event
- * (the time shows it). In contended-monitor on 21 the waiters never even mount (the holder's pinned sleep
- * holds the only carrier): they wait for the carrier, not at the monitor, and its pinned events are the
- * holders' sleeps. On 25 they mount, block at the monitor and unmount, and JFR's jdk.JavaMonitorEnter
- * (also recorded, threshold 0) shows none of those waits; the threads' own clocks do.
- * --trace-pinned sets jdk.tracePinnedThreads=full before the first virtual thread (JDK 21-23: the JDK
- * prints a stack trace on System.out when a park or sleep fails to unmount, once per distinct stack per
- * JVM, with a reason: MONITOR, NATIVE; Object.wait prints none). JDK 24 removed it: the property is
- * ignored, with no warning. The traces are counted per case.
+ * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleep in
+ * synchronized, Object.wait), and so does blocking in a class initializer; since JDK 24 (JEP 491) only the
+ * class initializer (and native frames, S18) still pin. On 21 the scheduler adds a carrier while one is
+ * pinned (up to maxPoolSize), hiding the pin: maxPoolSize = 1 forbids that. The JVM reads these properties
+ * once, at its first virtual thread, so main sets them first and checks the pool it got. The events miss
+ * things too: on 21 Object.wait pins inside the VM and records NO pinned event (the time shows it); in
+ * contended-monitor the waiters on 21 wait for the carrier (the pinned events are the holders' sleeps), on
+ * 25 they unmount at the monitor, and jdk.JavaMonitorEnter (recorded too) shows none of those waits: the
+ * threads' own clocks do. --trace-pinned sets jdk.tracePinnedThreads=full (JDK 21-23 print a stack trace
+ * per distinct pinned stack, reason MONITOR or NATIVE; none for Object.wait); JDK 24 removed it silently.
  *
- * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded
- * it (threads are named s17-<case>-<i>); a warm-up pin goes first (a 1 ms class initializer, so JFR's
- * event writer is set up before the cases) and is left out. Results go to results/s17-pinning-cases/
- * (a .json and the .jfr of the run, side by side; try `jfr view pinned-threads FILE`).
+ * One JFR recording per run (threads named s17-<case>-<i>; a 1 ms class-init warm-up first, left out);
+ * results in results/s17-pinning-cases/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
 import unpinned.Carriers;
@@ -78,14 +71,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;

@@ -42,20 +42,15 @@ package unpinned.snippets;
  * jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+. A case "pins" when its
  * time is nearer N x S than 1 x S, or when it has pinned events.
  *
- * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22; JDK 21 has it only as a
- * preview (--enable-preview, and a different API), so this snippet is compiled for Java 22 and JDK 21 cannot
- * run it: --jdk 21 is refused (S17 runs on both). Calling native code is a restricted operation: without
- * --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ prints a warning,
- * and a later JDK may refuse. An exception that leaves an upcall ends the JVM (it can't unwind through C), so
- * the comparator catches everything and hands it back. What pins is not the native call itself (qsort of two
- * ints takes microseconds, and a thread running C code is busy, not blocked) but blocking while its frame is
- * on the stack: any C library that calls back into Java (a JNI callback, a listener, a comparator) does this.
+ * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22 (a preview in 21), so this
+ * snippet is compiled for Java 22 and refuses --jdk 21 (S17 runs on both). Calling native code is restricted:
+ * without --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ warns. An
+ * exception can't leave an upcall (it would end the JVM), so the comparator catches everything and hands it
+ * back. What pins is not the native call (a thread running C is busy, not blocked) but blocking while its
+ * frame is on the stack: any C library that calls back into Java (JNI callbacks, listeners, comparators).
  *
- * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded it
- * (threads are named s18-<case>-<i>); a warm-up goes first (one thread sorts with a 1 ms sleep in its
- * comparator, so the FFM call paths and JFR's event writer are set up before the cases) and is left out.
- * Results go to results/s18-native-frame-pinning/ (a .json and the .jfr of the run, side by side; try
- * `jfr view pinned-threads FILE`).
+ * One JFR recording per run (threads named s18-<case>-<i>; a warm-up sort with a 1 ms sleep first, left out);
+ * results in results/s18-native-frame-pinning/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
 import unpinned.Carriers;
@@ -69,24 +64,14 @@ import unpinned.Results;
 
 
 import java.io.IOException;
-import java.lang.foreign.AddressLayout;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
+import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
