@@ -12,6 +12,11 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Jfr.java
+//SOURCES ../helpers/unpinned/Pinning.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Jdks.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
 package unpinned.snippets;
 
 /*
@@ -48,6 +53,7 @@ package unpinned.snippets;
 import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Jfr;
+import unpinned.Pinning;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
@@ -63,8 +69,6 @@ import jdk.jfr.consumer.RecordedStackTrace;
 import jdk.jfr.consumer.RecordedThread;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -139,35 +143,6 @@ public class S13_JfrVirtualThreads {
     record Pin(Instant start, double durationMs, String pinCase, String reason, String blockingOperation,
                String carrier) {}
 
-    /** Blocks PIN_MS in its static initializer; defined afresh, by a class loader of its own, for every pin. */
-    static final class SlowInit {
-        static {
-            try {
-                Thread.sleep(PIN_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private SlowInit() {}
-    }
-
-    /**
-     * Defines one class from its bytes, so each pin initializes a class of its own. (A hidden class would do too,
-     * but JFR's tools hide hidden frames: `jfr view pinned-threads` would then blame the caller, not {@code <clinit>}.)
-     */
-    static final class OneClassLoader extends ClassLoader {
-        OneClassLoader(ClassLoader parent) {
-            super(parent);
-        }
-
-        /** Defines {@code name} from {@code bytes} and initializes it here, in the calling thread. */
-        void defineAndInitialize(String name, byte[] bytes) throws ClassNotFoundException {
-            defineClass(name, bytes, 0, bytes.length);
-            Class.forName(name, true, this); // finds the class just defined; runs its static initializer
-        }
-    }
-
     public static void main(String[] args) {
         Profile profile = Profile.announceOrExit("S13");
         Options o = parse(profile, args);
@@ -240,6 +215,7 @@ public class S13_JfrVirtualThreads {
 
     // ---- the workload -------------------------------------------------------------------------------------------
 
+    /** N sleepers of K sleeps each, held while jcmd looks, released; then the pins: each step a phase. */
     static Workload workload(Options o, Instant recordingStart, int feature) throws InterruptedException {
         List<Phase> phases = new ArrayList<>();
         int n = o.threads(), k = o.sleeps();
@@ -247,26 +223,9 @@ public class S13_JfrVirtualThreads {
         // Bounded but generous: twice the sleeping, a minute, and 20 µs per sleep for an overloaded scheduler.
         long timeoutNanos = 2 * minNanos + TimeUnit.SECONDS.toNanos(60) + 20_000L * n * (k + 1);
         long holdNanos = timeoutNanos + JCMD_TIMEOUT.toNanos() + TimeUnit.SECONDS.toNanos(10);
-        CountDownLatch slept = new CountDownLatch(n);
-        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch slept = new CountDownLatch(n), release = new CountDownLatch(1);
         AtomicReference<String> failure = new AtomicReference<>();
-        Runnable sleeper = () -> {
-            try {
-                for (int i = 0; i < k; i++) Thread.sleep(SLEEP_MS);
-            } catch (InterruptedException e) {
-                failure.compareAndSet(null, "a sleeper was interrupted");
-                return;
-            } finally {
-                slept.countDown();
-            }
-            try {
-                // A timed wait: while jcmd looks, each sleeper is a parked virtual thread with a timer queued.
-                if (!release.await(holdNanos, TimeUnit.NANOSECONDS)) failure.compareAndSet(null, "never released");
-            } catch (InterruptedException e) {
-                failure.compareAndSet(null, "a sleeper was interrupted while waiting");
-            }
-        };
-
+        Runnable sleeper = sleeper(k, slept, release, holdNanos, failure);
         Protocol.progress(String.format(Locale.ROOT, "%,d sleepers x %,d sleeps", n, k));
         long p1 = Jfr.sinceMs(recordingStart);
         Thread[] sleepers = new Thread[n];
@@ -288,71 +247,89 @@ public class S13_JfrVirtualThreads {
             throw new IllegalStateException("cannot start " + n + " virtual threads: " + e.getMessage());
         } finally {
             long r = Jfr.sinceMs(recordingStart);
-            release.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            for (Thread t : sleepers) {
-                if (t != null) t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            }
+            releaseAndJoin(release, sleepers);
             phases.add(new Phase("release", r, Jfr.sinceMs(recordingStart)));
         }
+        if (failure.get() != null) throw new IllegalStateException(failure.get());
+        long p2 = Jfr.sinceMs(recordingStart), pinsMs = o.pins() > 0 ? pin(o.pins(), failure) : 0;
+        if (o.pins() > 0) phases.add(new Phase("pins", p2, Jfr.sinceMs(recordingStart)));
+        return new Workload(phases, dump, pinsMs);
+    }
+
+    /** A sleeper: k sleeps of SLEEP_MS (each unmounts it), then a timed wait for the release while jcmd looks. */
+    static Runnable sleeper(int k, CountDownLatch slept, CountDownLatch release, long holdNanos,
+                            AtomicReference<String> failure) {
+        return () -> {
+            try {
+                for (int i = 0; i < k; i++) Thread.sleep(SLEEP_MS);
+            } catch (InterruptedException e) {
+                failure.compareAndSet(null, "a sleeper was interrupted");
+                return;
+            } finally {
+                slept.countDown();
+            }
+            try {
+                // A timed wait: while jcmd looks, each sleeper is a parked virtual thread with a timer queued.
+                if (!release.await(holdNanos, TimeUnit.NANOSECONDS)) failure.compareAndSet(null, "never released");
+            } catch (InterruptedException e) {
+                failure.compareAndSet(null, "a sleeper was interrupted while waiting");
+            }
+        };
+    }
+
+    /** Releases the sleepers and waits up to a minute for them to end. */
+    static void releaseAndJoin(CountDownLatch release, Thread[] sleepers) throws InterruptedException {
+        release.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (Thread t : sleepers) {
-            if (t.isAlive()) throw new IllegalStateException("a sleeper had not ended 60 s after its release");
+            if (t != null) t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        }
+        for (Thread t : sleepers) {
+            if (t != null && t.isAlive()) throw new IllegalStateException("a sleeper had not ended 60 s after its"
+                    + " release");
+        }
+    }
+
+    /** {@code pins} threads block PIN_MS in a class initializer, as many in synchronized; returns the ms taken. */
+    static long pin(int pins, AtomicReference<String> failure) throws InterruptedException {
+        Protocol.progress(String.format(Locale.ROOT, "%d x %d ms in a class initializer, %d x %d ms in"
+                + " synchronized", pins, PIN_MS, pins, PIN_MS));
+        byte[] slowInit = Pinning.slowInitBytes(); // Pinning.SlowInit sleeps classInitSleepMs in <clinit>
+        Pinning.classInitSleepMs = PIN_MS;
+        List<Thread> pinners = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int i = 0; i < pins; i++) {
+            pinners.add(Thread.ofVirtual().name("s13-clinit-" + i).start(() -> {
+                try {
+                    // A new class each time, so its static initializer runs (and sleeps) again.
+                    Pinning.initializeFreshCopy(slowInit);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, "defining and initializing a class failed: " + e);
+                }
+            }));
+            Object lock = new Object();
+            pinners.add(Thread.ofVirtual().name("s13-synchronized-" + i).start(() -> {
+                try {
+                    synchronizedSleep(lock);
+                } catch (InterruptedException e) {
+                    failure.compareAndSet(null, "a pinning thread was interrupted");
+                }
+            }));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
+                + TimeUnit.MILLISECONDS.toNanos(2L * PIN_MS * pinners.size());
+        for (Thread t : pinners) {
+            t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            if (t.isAlive()) throw new IllegalStateException(t.getName() + " had not ended in time");
         }
         if (failure.get() != null) throw new IllegalStateException(failure.get());
-
-        long pinsMs = 0;
-        if (o.pins() > 0) {
-            Protocol.progress(String.format(Locale.ROOT, "%d x %d ms in a class initializer, %d x %d ms in"
-                    + " synchronized", o.pins(), PIN_MS, o.pins(), PIN_MS));
-            byte[] slowInit = classBytes(SlowInit.class);
-            ClassLoader parent = S13_JfrVirtualThreads.class.getClassLoader();
-            List<Thread> pinners = new ArrayList<>();
-            long p2 = Jfr.sinceMs(recordingStart), t0 = System.nanoTime();
-            for (int i = 0; i < o.pins(); i++) {
-                pinners.add(Thread.ofVirtual().name("s13-clinit-" + i).start(() -> {
-                    try {
-                        // A new class each time, so its static initializer runs (and sleeps) again.
-                        new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), slowInit);
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, "defining and initializing a class failed: " + e);
-                    }
-                }));
-                Object lock = new Object();
-                pinners.add(Thread.ofVirtual().name("s13-synchronized-" + i).start(() -> {
-                    try {
-                        synchronizedSleep(lock);
-                    } catch (InterruptedException e) {
-                        failure.compareAndSet(null, "a pinning thread was interrupted");
-                    }
-                }));
-            }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60)
-                    + TimeUnit.MILLISECONDS.toNanos(2L * PIN_MS * pinners.size());
-            for (Thread t : pinners) {
-                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-                if (t.isAlive()) throw new IllegalStateException(t.getName() + " had not ended in time");
-            }
-            pinsMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            phases.add(new Phase("pins", p2, Jfr.sinceMs(recordingStart)));
-            if (failure.get() != null) throw new IllegalStateException(failure.get());
-        }
-        return new Workload(phases, dump, pinsMs);
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
     }
 
     /** Pins on JDK 21 (a monitor held across a blocking call); unmounts on JDK 24+. */
     static void synchronizedSleep(Object lock) throws InterruptedException {
         synchronized (lock) {
             Thread.sleep(PIN_MS);
-        }
-    }
-
-    static byte[] classBytes(Class<?> c) {
-        String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
-        try (InputStream in = c.getResourceAsStream(file)) {
-            if (in == null) throw new IllegalStateException("cannot find " + file + " next to this snippet's classes");
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
     }
 

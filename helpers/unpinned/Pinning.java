@@ -1,0 +1,443 @@
+package unpinned;
+
+import com.google.gson.annotations.SerializedName;
+import jdk.jfr.Recording;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ForkJoinPool;
+
+/**
+ * Chapter 05's pinning experiments, their shared pieces: the class whose static initializer blocks (S13, S17), the
+ * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18), the typed results they
+ * save, and the wrappers the notebook calls on each JDK.
+ * Needs Carriers.java, ChildRun.java, Jdks.java, Jfr.java, Json.java, Measurement.java, Protocol.java, Results.java
+ * and RunGuard.java alongside.
+ */
+public final class Pinning {
+    public static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
+    public static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
+    public static final String MIN_RUNNABLE = "jdk.virtualThreadScheduler.minRunnable";
+    public static final String MONITOR_ENTER = "jdk.JavaMonitorEnter";
+
+    /** How long SlowInit's static initializer sleeps: public, as each copy of SlowInit is in a loader of its own. */
+    public static volatile long classInitSleepMs;
+
+    private Pinning() {}
+
+    /** Blocks in its static initializer; defined afresh, by a class loader of its own, for every thread. */
+    public static final class SlowInit {
+        static {
+            try {
+                Thread.sleep(Pinning.classInitSleepMs);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        private SlowInit() {}
+    }
+
+    /**
+     * Defines one class from its bytes, so each thread initializes a class of its own. (A hidden class would do too,
+     * but JFR's tools hide hidden frames: `jfr view pinned-threads` would then blame the caller, not {@code <clinit>}.)
+     */
+    public static final class OneClassLoader extends ClassLoader {
+        public OneClassLoader(ClassLoader parent) {
+            super(parent);
+        }
+
+        /** Defines {@code name} from {@code bytes} and initializes it here, in the calling thread. */
+        public void defineAndInitialize(String name, byte[] bytes) throws ClassNotFoundException {
+            defineClass(name, bytes, 0, bytes.length);
+            Class.forName(name, true, this); // finds the class just defined; runs its static initializer
+        }
+    }
+
+    /** SlowInit's class file, to define a fresh copy of it per thread ({@link #initializeFreshCopy}). */
+    public static byte[] slowInitBytes() {
+        String file = "Pinning$SlowInit.class";
+        try (InputStream in = SlowInit.class.getResourceAsStream(file)) {
+            if (in == null) throw new IllegalStateException("cannot find " + file + " next to the helpers' classes");
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Defines a new copy of SlowInit from {@code bytes} and initializes it: it sleeps classInitSleepMs. */
+    public static void initializeFreshCopy(byte[] bytes) throws ClassNotFoundException {
+        new OneClassLoader(Pinning.class.getClassLoader()).defineAndInitialize(SlowInit.class.getName(), bytes);
+    }
+
+    /** One carrier, before anything creates a virtual thread: the JDK reads these once, at the first one. */
+    public static void oneCarrier() {
+        System.setProperty(PARALLELISM, "1");
+        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
+        System.setProperty(MIN_RUNNABLE, "1");
+    }
+
+    /** The scheduler (created now, by the first virtual thread), checked to have one carrier; JFR checked too. */
+    public static ForkJoinPool checkedPool() throws InterruptedException {
+        ForkJoinPool pool = Carriers.pool();
+        if (pool.getParallelism() != 1) {
+            throw new IllegalStateException(String.format(Locale.ROOT, "the virtual-thread scheduler has %d carriers,"
+                    + " not 1: a virtual thread was created before main set %s", pool.getParallelism(), PARALLELISM));
+        }
+        if (!Jfr.eventTypes().containsKey(Jfr.PINNED)) {
+            throw new IllegalStateException("this JDK's JFR has no " + Jfr.PINNED + " event");
+        }
+        return pool;
+    }
+
+    public static IllegalStateException tooManyCarriers(int seen, String when) {
+        return new IllegalStateException(String.format(Locale.ROOT, "the scheduler ran %d carrier threads during %s,"
+                + " not 1 (%s was set to 1): the bounds assume one carrier", seen, when, MAX_POOL_SIZE));
+    }
+
+    /**
+     * Passes everything on to {@code out} and counts the lines that start a pinned-thread trace of JDK 21-23
+     * (jdk.tracePinnedThreads): "VirtualThread[#29,s17-...]/runnable@ForkJoinPool-1-worker-1 reason:MONITOR".
+     */
+    public static final class TraceCounter extends OutputStream {
+        private final PrintStream out;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+        private final Map<String, Long> reasons = new TreeMap<>();
+
+        public TraceCounter(PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            out.write(b);
+            if (b == '\n') {
+                String text = line.toString(StandardCharsets.UTF_8);
+                int at = text.lastIndexOf(" reason:");
+                if (text.startsWith("VirtualThread[") && at > 0) {
+                    reasons.merge(text.substring(at + " reason:".length()).strip(), 1L, Long::sum);
+                }
+                line.reset();
+            } else if (line.size() < 4_096) {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) write(b[i]);
+        }
+
+        @Override
+        public void flush() {
+            out.flush();
+        }
+
+        /** The traces printed, by the reason in their first line (MONITOR, NATIVE, ...). */
+        public synchronized Map<String, Long> reasons() {
+            return new TreeMap<>(reasons);
+        }
+    }
+
+    /**
+     * What one case measured outside JFR: the time from the first start to the last end; the longest wait of any
+     * thread for the carrier and (contended-monitor) at the monitor; the most carriers seen; the pinned traces
+     * printed by reason (S17; null in S18); the comparator calls and sleeps in upcalls (S18; null in S17).
+     */
+    public record Timed(String name, double elapsedMs, double carrierWaitMs, double monitorWaitMs,
+                        int carrierThreadsMax, Map<String, Long> traces, Integer upcalls, Integer sleeps) {
+        int traceBlocks() {
+            return traces == null ? 0 : (int) traces.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** One case's verdict and figures, as saved: its elapsed time against the sleep, a time it can't beat. */
+    public record Case(@SerializedName("case") String name, String operation, double elapsedMs, double ratioToSleep,
+                       long unmountBoundMs, long pinBoundMs, long pinnedEvents, double pinnedMs,
+                       Map<String, Long> reasons, Map<String, Long> blockingOperations,
+                       Map<String, Long> pinnedCarriers, double carrierWaitMsMax, Double monitorWaitMsMax,
+                       Long monitorEnterEvents, Double monitorEnterMs, int carrierThreadsMax, Integer traceBlocks,
+                       Map<String, Long> traceReasons, Integer upcalls, Integer sleepsInUpcalls, boolean pins,
+                       String evidence) implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            return List.of(Measurement.of(name + " · elapsed", elapsedMs, "ms")
+                    .bound(unmountBoundMs, Measurement.Bound.LOWER_TIME));
+        }
+    }
+
+    /** What jdk.tracePinnedThreads did (S17). */
+    public record Trace(String property, String setBy, boolean supported, int blocks, Map<String, Integer> blocksByCase,
+                        String note) {}
+
+    /** One run of S17 or S18 on one JDK: its cases, the events left out, and the .jfr beside it. */
+    public record Run(String javaVersion, int feature, int carriers, int parallelismSeen, int threads, long sleepMs,
+                      List<Case> cases, long warmUpPinnedEvents, long otherPinnedEvents,
+                      Map<String, Long> otherPinnedReasons, boolean pinnedReasonFields, Trace tracePinned,
+                      Boolean enableNativeAccessGiven, String recording, String recordingStart, String jfrFile)
+            implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            return cases.stream().flatMap(c -> c.measurements().stream()).toList();
+        }
+
+        Run withJfrFile(String file) {
+            return new Run(javaVersion, feature, carriers, parallelismSeen, threads, sleepMs, cases,
+                    warmUpPinnedEvents, otherPinnedEvents, otherPinnedReasons, pinnedReasonFields, tracePinned,
+                    enableNativeAccessGiven, recording, recordingStart, file);
+        }
+    }
+
+    /** One case run by a snippet: its threads started, timed to the last end. */
+    @FunctionalInterface
+    public interface CaseRun {
+        Timed run(String name) throws InterruptedException;
+    }
+
+    /** The warm-up a snippet runs in the recording before its cases. */
+    @FunctionalInterface
+    public interface WarmUp {
+        void run() throws InterruptedException;
+    }
+
+    /** The events of the recording, by group: a case's name (its threads' names), the warm-up, or "other". */
+    public record Events(Map<String, Jfr.PinnedTally> pinned, Map<String, double[]> monitorEnters) {
+        public Jfr.PinnedTally pinned(String group) {
+            return pinned.getOrDefault(group, new Jfr.PinnedTally());
+        }
+
+        /** jdk.JavaMonitorEnter events of {@code group}: count, then milliseconds. */
+        public double[] monitorEnters(String group) {
+            return monitorEnters.getOrDefault(group, new double[2]);
+        }
+    }
+
+    /**
+     * One JFR recording (threshold 0) around {@code warmUp} and each case in turn: pinned events with their stacks,
+     * and jdk.JavaMonitorEnter when {@code monitorEnter}; dumped to {@code tmp} and read back, each event counted for
+     * the group of the virtual thread that recorded it ({@code prefix}<case>-<i>, {@code warmUpName}, or "other").
+     * Fills {@code timed}; returns the events and the recording's start.
+     */
+    public static Map.Entry<Events, String> record(String id, Path tmp, List<String> cases, int n, long s,
+                                                   boolean monitorEnter, WarmUp warmUp, CaseRun runCase,
+                                                   List<String> allCases, String prefix, String warmUpName,
+                                                   List<Timed> timed) throws InterruptedException, IOException {
+        String start;
+        try (Recording recording = new Recording()) {
+            recording.setName(id);
+            recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
+            if (monitorEnter) recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
+            Protocol.progress("starting JFR");
+            recording.start();
+            start = recording.getStartTime().toString();
+            try {
+                warmUp.run();
+                for (int i = 0; i < cases.size(); i++) {
+                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1, cases.size(),
+                            cases.get(i), n, s));
+                    timed.add(runCase.run(cases.get(i)));
+                }
+            } finally {
+                recording.stop();
+            }
+            Protocol.progress("dumping and reading the recording");
+            recording.dump(tmp);
+        }
+        Map<String, Jfr.PinnedTally> pins = new LinkedHashMap<>();
+        Map<String, double[]> enters = new LinkedHashMap<>();
+        Jfr.forEachEvent(tmp, e -> {
+            String type = e.getEventType().getName();
+            String group = Jfr.threadGroup(e.getThread(), prefix, allCases, warmUpName);
+            if (type.equals(Jfr.PINNED)) pins.computeIfAbsent(group, x -> new Jfr.PinnedTally()).add(e);
+            if (!type.equals(MONITOR_ENTER)) return;
+            double[] m = enters.computeIfAbsent(group, x -> new double[2]);
+            m[0]++;
+            m[1] += e.getDuration().toNanos() / 1e6;
+        });
+        return Map.entry(new Events(pins, enters), start);
+    }
+
+    /** The run's first lines: what runs on one carrier, and the two bounds (or one, when n is 1). */
+    public static void announce(ForkJoinPool pool, int n, long s, String operation, String contendedNote) {
+        System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
+                + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
+                pool.getParallelism(), Runtime.version());
+        if (n == 1) {
+            System.out.printf(Locale.ROOT, "bounds: one thread takes ~%,d ms (1 x the sleep) whether it pins or not:"
+                    + " only the pinned events can tell (use --threads 2 or more)%n", s);
+        } else {
+            System.out.printf(Locale.ROOT, "bounds: if the %s unmounts, the %,d overlap: ~%,d ms (1 x the sleep);"
+                    + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", operation, n, s, n * s, n,
+                    contendedNote);
+        }
+    }
+
+    /**
+     * The verdict on one case of {@code n} threads blocking {@code s} ms, and its report line: it pins when its time
+     * is nearer n x s than 1 x s, or when it has pinned events. {@code monitorEnters}/{@code monitorEnterMs}: JFR's
+     * jdk.JavaMonitorEnter events of its threads (null when not recorded); {@code traced}: report the traces.
+     */
+    public static Case judge(Timed t, String operation, int n, long s, Jfr.PinnedTally p, boolean reasonFields,
+                             Long monitorEnters, Double monitorEnterMs, boolean traced) {
+        long pinned = p.events();
+        boolean contended = t.name().equals("contended-monitor");
+        long unmountBound = contended ? n * s : s, pinBound = n * s;
+        double ratio = t.elapsedMs() / s;
+        boolean timeTells = pinBound != unmountBound;
+        boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
+        boolean pins = slow || pinned > 0;
+        String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
+                : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
+        if (contended && n > 1) { // who waited where: at the monitor (unmounted) or for the carrier (pinned)
+            evidence += t.monitorWaitMs() > t.carrierWaitMs() ? "; the others waited at the monitor, not for the"
+                    + " carrier" : "; the others waited for the carrier, not at the monitor";
+        }
+        String bounds = timeTells ? String.format(Locale.ROOT, "bounds: 1 x if it unmounts, %d x if it pins", n)
+                : String.format(Locale.ROOT, "bound: %d x either way", n);
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1 carrier:"
+                        + " %,.0f ms = %.2f x the sleep (%s); %d pinned event%s", t.name(), n, n == 1 ? "" : "s", s,
+                t.elapsedMs(), ratio, bounds, pinned, pinned == 1 ? "" : "s"));
+        if (pinned > 0) {
+            line.append(reasonFields ? " (reason: " + Jfr.counted(p.reasons()) + "; blocking: "
+                    + Jfr.counted(p.blockingOperations()) + ")" : " (no reason fields before JDK 24)");
+        }
+        line.append(String.format(Locale.ROOT, "; longest wait for the carrier %,.0f ms", t.carrierWaitMs()));
+        if (contended) {
+            line.append(String.format(Locale.ROOT, ", at the monitor %,.0f ms (%d jdk.JavaMonitorEnter event%s)",
+                    t.monitorWaitMs(), monitorEnters, monitorEnters != null && monitorEnters == 1 ? "" : "s"));
+        }
+        if (traced) {
+            line.append(String.format(Locale.ROOT, "; %d trace%s printed%s", t.traceBlocks(),
+                    t.traceBlocks() == 1 ? "" : "s", t.traces().isEmpty() ? "" : " (" + Jfr.counted(t.traces()) + ")"));
+        }
+        if (t.upcalls() != null && t.name().equals("native-upcall-sleep")) {
+            line.append(String.format(Locale.ROOT, "; %d upcall%s, %d slept", t.upcalls(), t.upcalls() == 1 ? "" : "s",
+                    t.sleeps()));
+        }
+        line.append(" -> ").append(pins ? "pins" : "unmounts").append(" (").append(evidence).append(')');
+        System.out.println(line);
+        return new Case(t.name(), operation, round(t.elapsedMs(), 1), round(ratio, 3), unmountBound, pinBound, pinned,
+                round(p.ms(), 1), p.reasons(), p.blockingOperations(), p.carriers(), round(t.carrierWaitMs(), 1),
+                contended ? round(t.monitorWaitMs(), 1) : null, monitorEnters,
+                monitorEnterMs == null ? null : round(monitorEnterMs, 1), t.carrierThreadsMax(),
+                t.traces() == null ? null : t.traceBlocks(), t.traces(), t.upcalls(), t.sleeps(), pins, evidence);
+    }
+
+    /** "left out: N pinned events of the warm-up thread; M of other threads", and a note when JFR has no reasons. */
+    public static void reportLeftOut(Jfr.PinnedTally warm, Jfr.PinnedTally other, boolean reasonFields, String note) {
+        System.out.printf(Locale.ROOT, "left out: %d pinned event%s of the warm-up thread; %d of other threads%s%n",
+                warm.events(), warm.events() == 1 ? "" : "s", other.events(),
+                other.events() == 0 ? "" : " " + (reasonFields ? other.reasons() : "(no reason fields)"));
+        if (!reasonFields) {
+            System.out.println("(JDK " + Runtime.version().feature() + "'s " + Jfr.PINNED + " has no pinnedReason"
+                    + " or blockingOperation: they came in JDK 24" + note + ")");
+        }
+    }
+
+    /** The run's result: keeps the .jfr, prints the result line and saves both, or neither. */
+    public static void save(String experiment, Run run, Path tmp) throws IOException {
+        Jfr.saveRecorded(experiment, run::withJfrFile, tmp);
+    }
+
+    static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+
+    // ---- for the notebook ---------------------------------------------------------------------------------------
+
+    /** S17's six cases on each JDK, {@code threads} x {@code sleepMs} each: its run per JDK label. */
+    public static Map<String, Run> measure(List<Jdks.Jdk> jdks, int threads, int sleepMs) {
+        Map<String, Run> runs = new LinkedHashMap<>();
+        for (Jdks.Jdk jdk : jdks) {
+            runs.put(jdk.label(), Jdks.result(jdk, Run.class, "S17_PinningCases.java", "--case", "all",
+                    "--threads", "" + threads, "--sleep-ms", "" + sleepMs));
+        }
+        RunGuard.requireFresh();
+        return runs;
+    }
+
+    /** S18's native-frame case on {@code jdk}, or null when it is older than 22 (FFM is final since JDK 22). */
+    public static Run nativeFrame(Jdks.Jdk jdk, int threads, int sleepMs) {
+        if (jdk.feature() < 22) return null;
+        Run run = Jdks.result(jdk, Run.class, "S18_NativeFramePinning.java", "--threads", "" + threads,
+                "--sleep-ms", "" + sleepMs);
+        RunGuard.requireFresh();
+        return run;
+    }
+
+    /** S17's synchronized-sleep case with --trace-pinned on a JDK: its run, and the trace lines it printed. */
+    public record Traced(Run run, List<String> traceLines) {}
+
+    /** Runs S17's synchronized-sleep, 2 threads x {@code sleepMs}, with --trace-pinned on {@code jdk}. */
+    public static Traced traced(Jdks.Jdk jdk, int sleepMs, int maxLines) {
+        try (ChildRun child = Jdks.onJdk(jdk, "S17_PinningCases.java", List.of("--case", "synchronized-sleep",
+                "--threads", "2", "--sleep-ms", "" + sleepMs, "--trace-pinned"))) {
+            Run run = Json.read(child.awaitResult().toString(), Run.class);
+            List<String> lines = Files.readAllLines(child.log()).stream().filter(line ->
+                    line.startsWith("VirtualThread[") || line.startsWith("    ")).limit(maxLines).toList();
+            RunGuard.requireFresh();
+            return new Traced(run, lines);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the traced run's log: " + e.getMessage(), e);
+        }
+    }
+
+    /** One row of chapter 05's table: a case on a JDK, its time against the sleep, and the verdict JEP 491 predicts. */
+    public record Row(String jdk, String javaVersion, String operation, int threads, long sleepMs, double elapsedMs,
+                      double timeToSleep, double pinnedEvents, String reasons, String verdict, String expected)
+            implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            if (Double.isNaN(elapsedMs)) return List.of();
+            return List.of(Measurement.of(operation + " · " + jdk, elapsedMs, "ms")
+                    .bound(sleepMs, Measurement.Bound.LOWER_TIME));
+        }
+    }
+
+    /**
+     * The prediction (JEP 491): before JDK 24 blocking while holding a monitor pins; class initializers and native
+     * frames pin on every JDK; a plain sleep and a ReentrantLock never do.
+     */
+    public static String expected(int feature, String operation) {
+        return switch (operation) {
+            case "none", "reentrant-lock" -> "unmounts";
+            case "synchronized-sleep", "object-wait", "contended-monitor" -> feature < 24 ? "pins" : "unmounts";
+            default -> "pins"; // class-init, native-upcall-sleep
+        };
+    }
+
+    /** The rows of {@code run} on {@code jdk} (only {@code onlyCase}'s when not null). */
+    public static List<Row> rows(String jdk, Run run, String onlyCase) {
+        List<Row> rows = new ArrayList<>();
+        if (run == null) return rows;
+        for (Case c : run.cases()) {
+            if (onlyCase != null && !c.name().equals(onlyCase)) continue;
+            String reasons = String.join("; ", c.reasons().keySet());
+            rows.add(new Row(jdk, run.javaVersion(), c.name(), run.threads(), run.sleepMs(), c.elapsedMs(),
+                    c.ratioToSleep(), c.pinnedEvents(), reasons.isEmpty() ? "-" : reasons,
+                    c.pins() ? "pins" : "unmounts", expected(run.feature(), c.name())));
+        }
+        return rows;
+    }
+
+    /** A row for a JDK that can't run {@code operation}, saying why. */
+    public static Row cannotRun(Jdks.Jdk jdk, String operation, int threads, long sleepMs, String why) {
+        return new Row(jdk.label(), jdk.version(), operation, threads, sleepMs, Double.NaN, Double.NaN, Double.NaN,
+                "-", why, "-");
+    }
+}
