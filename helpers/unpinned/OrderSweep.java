@@ -154,6 +154,37 @@ public final class OrderSweep {
         }
     }
 
+    /** The last (highest) level of {@code impl} in {@code rows}; refuses after a stopped measurement. */
+    public static Row last(List<Row> rows, String impl) {
+        return at(rows, impl, -1);
+    }
+
+    /** The row of {@code impl} at {@code users} (-1: its last level); refuses after a stopped measurement. */
+    public static Row at(List<Row> rows, String impl, int users) {
+        RunGuard.requireFresh();
+        return rows.stream().filter(r -> r.impl().equals(impl) && (users < 0 || r.users() == users))
+                .reduce((a, b) -> b).orElseThrow(() -> new IllegalArgumentException("no row of " + impl
+                        + (users < 0 ? "" : " at " + users + " users") + " in these " + rows.size() + " rows"));
+    }
+
+    /** Rows saved by an earlier run, and when that run was. */
+    public record Reused(List<Row> rows, String time) {}
+
+    /**
+     * The latest kept run of {@code experiment} (e.g. chapter 02's "02-order-http-dependencies") when it was
+     * measured on this machine, JDK and profile at {@code users} users: a later chapter compares with it instead
+     * of measuring the same servers again.
+     */
+    public static java.util.Optional<Reused> reuse(String experiment, int users) {
+        java.util.Map<String, String> here = Machine.describe();
+        return Results.latest(experiment).map(Results::read).filter(saved -> java.util.stream.Stream.of(
+                        "profile", "jdk", "cores").allMatch(k -> here.get(k).equals(
+                        saved.getAsJsonObject("machine").get(k).getAsString())))
+                .map(saved -> new Reused(List.of(Json.read(saved.get("data").toString(), Row[].class)),
+                        saved.getAsJsonObject("machine").get("time").getAsString()))
+                .filter(r -> !r.rows().isEmpty() && r.rows().stream().allMatch(row -> row.users() == users));
+    }
+
     /** The implementations an {@code --impl} choice names: "all" is chapter 02's three, "spring" chapter 06's two. */
     public static List<String> implementations(String choice) {
         return switch (choice) {

@@ -68,6 +68,14 @@ public final class ServerProcess implements AutoCloseable {
         return ready;
     }
 
+    /** A whole number the server said about itself when it became ready, e.g. {@code "eventLoops"}. */
+    public int describedCount(String key) {
+        if (ready == null || !ready.has(key) || !ready.get(key).isJsonPrimitive()) {
+            throw new IllegalStateException(this + " did not say its " + key + " when it became ready: " + ready);
+        }
+        return ready.get(key).getAsInt();
+    }
+
     /** The server's own figures now: cpuNanos, rssBytes, heapUsedBytes, liveThreads, osThreads, and its own counters. */
     public JsonObject stats() {
         child.send("stats");
