@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
@@ -11,10 +12,29 @@ import java.util.stream.Collectors;
  * (scoped-values) print on their {@code @@result} line, read as records, and the rows the notebook shows and keeps.
  * Each {@code run...} method starts the snippet in a JVM of its own, waits for it and checks that the kernel was not
  * halted meanwhile ({@link RunGuard#requireFresh()}), so a notebook cell holds one call and no JSON.
- * Needs ChildRun.java, Json.java, Measurement.java, Published.java, RunGuard.java alongside.
+ * S25 and S26 run on the course JDK only; {@link #courseJdk25} is the check both make of it.
+ * Needs Bounds.java, ChildRun.java, Experiment.java, Json.java, Measurement.java, Published.java, RunGuard.java
+ * alongside.
  */
 public final class Backpressure {
     private Backpressure() {
+    }
+
+    /**
+     * The check of code only the course JDK runs (a preview API, or one final since JDK 25), for a snippet that
+     * declares {@code --jdk} (text, default "course"): refuses with {@code why} on a JVM older than 25 ({@code
+     * exactly}: other than 25) and for {@code --jdk 21}, and any other --jdk with {@code onlyCourse}.
+     */
+    public static Consumer<Experiment.Args> courseJdk25(boolean exactly, String why, String onlyCourse) {
+        return a -> {
+            int feature = Runtime.version().feature();
+            if (exactly ? feature != 25 : feature < 25) throw new IllegalArgumentException(why);
+            String jdk = a.text("--jdk").strip();
+            if (jdk.equals("21")) throw new IllegalArgumentException(why);
+            if (!jdk.equals("course")) {
+                throw new IllegalArgumentException("--jdk must be course (" + onlyCourse + "); got '" + jdk + "'");
+            }
+        };
     }
 
     // ---- S23: the connection pool caps throughput -----------------------------------------------------------------
@@ -177,7 +197,7 @@ public final class Backpressure {
 
     /** What S25 saves: the siblings' sleep and the implementations by name. */
     public record FanOut(int slowMs, int repeat, String database, String databaseVersion,
-                         Map<String, FanOutImpl> impls) {
+                         Map<String, FanOutImpl> impls, String javaVersion) {
         public List<FanOutRow> rows() {
             return impls.entrySet().stream().map(e -> FanOutRow.of(e.getKey(), e.getValue(), slowMs)).toList();
         }
@@ -222,9 +242,22 @@ public final class Backpressure {
     public record Heap(double heapUsedMb, double bytesPerThread) {
     }
 
-    /** What S26 saves: the thread count, the floor of one copy, and each mode's heap. */
-    public record Scoped(int threads, int valueBytes, Heap none, Heap scopedvalue, Heap threadlocal,
-                         double copyBoundBytes) {
+    /** One mode of S26 in a JVM of its own: the heap before and after its threads parked. */
+    public record HeapRun(String mode, int threads, int valueBytes, double heapUsedMb, long bytesPerThread,
+                          long heapBeforeBytes, long heapAfterBytes, double startSeconds, long maxHeapMb,
+                          int liveThreads, String javaVersion) {
+        public Heap heap() {
+            return new Heap(heapUsedMb, bytesPerThread);
+        }
+    }
+
+    /**
+     * What S26 saves: the thread count, each mode's heap, and over the control: a copy's bytes, a binding's, and
+     * the floor of one copy (its table and holder).
+     */
+    public record Scoped(int threads, int valueBytes, Heap threadlocal, Heap scopedvalue, Heap none, double ratio,
+                         long copyBytesPerThread, long bindingBytesPerThread, double bindingOverCopy,
+                         double copyBoundBytes, Map<String, HeapRun> runs, String javaVersion) {
         /** The control, then ScopedValue, then ThreadLocal. */
         public List<HeapRow> rows() {
             return List.of(new HeapRow("none", none.heapUsedMb(), none.bytesPerThread()),
