@@ -1,9 +1,16 @@
 package unpinned;
 
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -68,6 +75,49 @@ public final class Backpressure {
             return m;
         }
 
+        /**
+         * A level from its tallies: the fast users' against min(fast users, their servers) / q, the slow ones' (mixed
+         * and bulkhead runs, {@code slowServers} > 0) against min(slow users, slowServers) / slowQ.
+         */
+        public static Level of(String run, int fastUsers, int slowUsers, int pool, double q, double slowQ, double w,
+                               Stats f, Stats s, int fastServers, int slowServers, int poolWaitersMax,
+                               int permitWaitersMax) {
+            double bound = Bounds.closedLoopThroughput(fastUsers, fastServers, q);
+            boolean mixed = slowServers > 0;
+            double slowBound = mixed ? Bounds.closedLoopThroughput(slowUsers, slowServers, slowQ) : Double.NaN;
+            return new Level(run, fastUsers + slowUsers, fastUsers, slowUsers, pool, q, f.ok() / w, bound,
+                    Backpressure.ceiling(bound, q, w), f.ok() / w / bound, f.ok(), f.timeouts(),
+                    f.ok() + f.timeouts() == 0 ? 0.0 : (double) f.timeouts() / (f.ok() + f.timeouts()),
+                    f.waitMeanMs(), f.waitP99Ms(), f.poolWaitMeanMs(), f.poolWaitP99Ms(), f.latencyMeanMs(),
+                    f.usersWithout(), f.errors() + s.errors(), mixed ? slowQ : null, mixed ? s.ok() / w : null,
+                    mixed ? slowBound : null, mixed ? Backpressure.ceiling(slowBound, slowQ, w) : null,
+                    mixed ? s.ok() / w / slowBound : null, mixed ? s.ok() : null, mixed ? s.timeouts() : null,
+                    mixed ? s.rejected() : null, mixed ? s.waitMeanMs() : null, mixed ? s.latencyMeanMs() : null,
+                    mixed ? s.usersWithout() : null, (f.ok() * q + s.ok() * slowQ) / w / pool, poolWaitersMax,
+                    permitWaitersMax, f.firstError() != null ? f.firstError() : s.firstError());
+        }
+
+        /** One line for the run's output. */
+        public String describe() {
+            String fastBound = String.format(Locale.ROOT, "%d / %.3f s = %,.1f", Math.round(bound * querySeconds),
+                    querySeconds, bound);
+            String errs = errors == 0 ? "0 errors" : errors + " errors (first: " + firstError + ")";
+            if (slowThroughput == null) {
+                return String.format(Locale.ROOT, "%-9s %,6d users: %,8.1f q/s = %.2f x the bound %s; %,d timeouts"
+                                + " (%.0f %%), %,d users got no query done; wait for a connection mean %,.1f ms, p99"
+                                + " %,.1f ms (in the pool: %,.1f / %,.1f ms); latency mean %,.1f ms; pool busy %.2f; %s",
+                        run, users, throughput, ratioToBound, fastBound, timeouts, 100 * timeoutShare,
+                        usersWithoutQuery, waitMeanMs, waitP99Ms, poolWaitMeanMs, poolWaitP99Ms, latencyMeanMs,
+                        poolBusy, errs);
+            }
+            return String.format(Locale.ROOT, "%-9s %d fast + %,d slow users: fast %,.1f q/s = %.2f x the bound %s,"
+                            + " %,d timeouts, wait mean %,.1f ms; slow %,.1f q/s = %.2f x %d / %.3f s, %,d timeouts,"
+                            + " %,d turned away by the bulkhead; pool busy %.2f; %s",
+                    run, fastUsers, slowUsers, throughput, ratioToBound, fastBound, timeouts, waitMeanMs,
+                    slowThroughput, slowRatioToBound, Math.round(slowBound * slowQuerySeconds), slowQuerySeconds,
+                    slowTimeouts, slowRejected, poolBusy, errs);
+        }
+
         /** The fast and slow users side by side (mixed and bulkhead runs): the notebook's bulkhead table. */
         public BulkheadRow bulkhead() {
             return new BulkheadRow(run, slowUsers, throughput, bound, ratioToBound, timeouts,
@@ -88,6 +138,157 @@ public final class Backpressure {
                           double durationS, List<Integer> users, List<String> runs, List<Level> levels) {
         public List<BulkheadRow> bulkheadRows() {
             return levels.stream().map(Level::bulkhead).toList();
+        }
+    }
+
+    /** The most a window of w seconds can count: each of bound x q connections ends floor(w / q) + 1 queries. */
+    public static double ceiling(double bound, double q, double w) {
+        return bound * q * (Math.floor(w / q + 1e-9) + 1) / w;
+    }
+
+    /** What one S23 user counts: its own, so no user contends with another to count. */
+    public static final class Tally {
+        public long ok, timeouts, rejected, errors;
+        public String firstError;
+        int n;
+        long[] waitNs = new long[16], poolWaitNs = new long[16], latencyNs = new long[16];
+
+        /** A query that got its connection: the wait (semaphore included), the wait in the pool, the latency. */
+        public void record(long wait, long poolWait, long latency) {
+            if (n == waitNs.length) {
+                waitNs = Arrays.copyOf(waitNs, 2 * n);
+                poolWaitNs = Arrays.copyOf(poolWaitNs, 2 * n);
+                latencyNs = Arrays.copyOf(latencyNs, 2 * n);
+            }
+            waitNs[n] = wait;
+            poolWaitNs[n] = poolWait;
+            latencyNs[n] = latency;
+            n++;
+            ok++;
+        }
+
+        /** A user stops at its first error other than a timeout: a broken database is not hammered. */
+        public void error(Exception e) {
+            errors++;
+            if (firstError == null) firstError = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    /** The tallies of one class of S23 users (fast or slow), added up. */
+    public record Stats(long ok, long timeouts, long rejected, long errors, String firstError, double waitMeanMs,
+                        double waitP99Ms, double poolWaitMeanMs, double poolWaitP99Ms, double latencyMeanMs,
+                        int usersWithout) {
+        public static Stats of(List<Tally> tallies) {
+            long ok = 0, timeouts = 0, rejected = 0, errors = 0;
+            String first = null;
+            int n = 0, without = 0;
+            for (Tally t : tallies) {
+                if (t.ok == 0) without++;
+                ok += t.ok;
+                timeouts += t.timeouts;
+                rejected += t.rejected;
+                errors += t.errors;
+                if (first == null) first = t.firstError;
+                n += t.n;
+            }
+            long[] wait = new long[n], poolWait = new long[n], latency = new long[n];
+            int at = 0;
+            for (Tally t : tallies) {
+                System.arraycopy(t.waitNs, 0, wait, at, t.n);
+                System.arraycopy(t.poolWaitNs, 0, poolWait, at, t.n);
+                System.arraycopy(t.latencyNs, 0, latency, at, t.n);
+                at += t.n;
+            }
+            return new Stats(ok, timeouts, rejected, errors, first, meanMs(wait), p99Ms(wait), meanMs(poolWait),
+                    p99Ms(poolWait), meanMs(latency), without);
+        }
+
+        static double meanMs(long[] ns) {
+            return ns.length == 0 ? 0 : round(Arrays.stream(ns).average().orElse(0) / 1e6, 3);
+        }
+
+        static double p99Ms(long[] ns) {
+            if (ns.length == 0) return 0;
+            long[] sorted = ns.clone();
+            Arrays.sort(sorted);
+            return round(sorted[(int) Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] / 1e6, 3);
+        }
+    }
+
+    static double round(double v, int decimals) {
+        double f = Math.pow(10, decimals);
+        return Math.round(v * f) / f;
+    }
+
+    /**
+     * Waits for an S23 level's users until {@code deadline} (System.nanoTime); fails naming {@code what} if some are
+     * still running then; interrupts and joins (5 s each) whatever is left, in every case. {@code patient} false
+     * (the level failed already): no waiting and no complaint, only the interrupts and joins.
+     */
+    public static void joinUsers(List<Thread> threads, long deadline, String what, boolean patient)
+            throws InterruptedException {
+        try {
+            if (!patient) return;
+            for (Thread t : threads) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !t.join(Duration.ofNanos(left))) break;
+            }
+            long stuck = threads.stream().filter(Thread::isAlive).count();
+            if (stuck > 0) {
+                throw new IllegalStateException(String.format(Locale.ROOT, "%s: %d users had not ended a minute"
+                        + " after the window (is the database stuck?)", what, stuck));
+            }
+        } finally {
+            boolean interrupted = Thread.interrupted();
+            for (Thread t : threads) if (t.isAlive()) t.interrupt();
+            for (Thread t : threads) {
+                if (!t.isAlive()) continue;
+                try {
+                    t.join(Duration.ofSeconds(5));
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+        if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in " + what);
+    }
+
+    /** Waits until every connection is back and idle (at most 10 s), so the next level starts from a full pool. */
+    public static void settle(HikariDataSource pool, int size) throws InterruptedException {
+        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
+    /** S23's closing lines: at the most users, the pool's cap, the semaphore's effect, the bulkhead's. */
+    public static void summary(List<Level> rows, int pool, int queryMs, int timeoutMs, int bulkheadPermits) {
+        int top = rows.stream().mapToInt(r -> r.slowThroughput() != null ? r.slowUsers() : r.users()).max().orElse(0);
+        Map<String, Level> atTop = new LinkedHashMap<>();
+        for (Level r : rows) if ((r.slowThroughput() != null ? r.slowUsers() : r.users()) == top) atTop.put(r.run(), r);
+        Level none = atTop.get("none"), sem = atTop.get("semaphore");
+        if (none != null) {
+            System.out.println(String.format(Locale.ROOT, "at %,d users the pool caps it: %,.1f q/s = %.2f x %d /"
+                            + " %.3f s; %.0f %% of the attempts timed out after %,d ms and %,d users got no query done",
+                    top, none.throughput(), none.ratioToBound(), pool, queryMs / 1e3, 100 * none.timeoutShare(),
+                    timeoutMs, none.usersWithoutQuery()));
+        }
+        if (none != null && sem != null) {
+            System.out.println(String.format(Locale.ROOT, "a Semaphore(%d) in front: %,.1f q/s (%.2f x unguarded)"
+                            + " with %,d timeouts; the users wait at the semaphore instead (mean %,.0f ms, %,.1f ms in"
+                            + " the pool)", pool, sem.throughput(), sem.throughput() / none.throughput(),
+                    sem.timeouts(), sem.waitMeanMs(), sem.poolWaitMeanMs()));
+        }
+        Level mixed = atTop.get("mixed"), bulkhead = atTop.get("bulkhead");
+        if (mixed != null && bulkhead != null) {
+            System.out.println(String.format(Locale.ROOT, "fast queries next to %,d slow users (bound %,.1f q/s):"
+                            + " unguarded %,.1f q/s, %,d + %,d slow calls timed out; behind a bulkhead of %d, %,.1f"
+                            + " q/s, %,d + %,d timed out, %,d slow calls turned away", top, bulkhead.bound(),
+                    mixed.throughput(), mixed.timeouts(), mixed.slowTimeouts(), bulkheadPermits,
+                    bulkhead.throughput(), bulkhead.timeouts(), bulkhead.slowTimeouts(), bulkhead.slowRejected()));
         }
     }
 
