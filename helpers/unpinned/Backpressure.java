@@ -317,16 +317,20 @@ public final class Backpressure {
     // ---- S24: three inserts in parallel per request ---------------------------------------------------------------
 
     /** One mode of S24 as it reports it (each mode runs in a JVM of its own). */
-    public record WriteMode(String mode, double measuredSeconds, double insertMs, long requests, long requestsStarted,
-                            long errors, double throughput, double meanMs, double p99Ms, int baselineThreads,
-                            int liveThreads, int peakThreads, boolean stoppedByGuard, String stoppedBy,
-                            double cpuMsPerRequest, double heapUsedMb, double connectionBound, double cpuBound,
-                            double bound, double boundRatio) {
+    public record WriteMode(String mode, int users, double durationS, double measuredSeconds, int connections,
+                            int poolThreads, String database, String databaseVersion, double insertMs, long requests,
+                            long requestsStarted, long errors, long rowsWritten, double throughput, double meanMs,
+                            double p99Ms, int baselineThreads, int liveThreads, int peakThreads,
+                            boolean stoppedByGuard, String stoppedBy, double processCpuSeconds, double runCpuSeconds,
+                            double heapUsedMb, double cpuMsPerRequest, double serverCpuMsPerRequest,
+                            double otherCores, double connectionBound, double cpuBound, double bound,
+                            double boundRatio, String javaVersion) {
     }
 
     /** What S24 saves: the sizes and the modes by name. */
     public record Writes(int users, double durationS, int connections, int poolThreads,
-                         Map<String, WriteMode> modes, double throughputRatio, double liveThreadsRatio) {
+                         Map<String, WriteMode> modes, double throughputRatio, double liveThreadsRatio,
+                         String javaVersion) {
         public List<WriteRow> rows() {
             return modes.values().stream().map(WriteRow::of).toList();
         }
