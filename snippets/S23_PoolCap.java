@@ -135,6 +135,16 @@ public class S23_PoolCap {
         return true;
     }
 
+    /** Waits until every connection is back and idle (at most 10 s), so the next level starts from a full pool. */
+    static void settle(HikariDataSource pool, int size) throws InterruptedException {
+        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
     record Options(List<Integer> users, int pool, int queryMs, int timeoutMs, List<String> runs, double warmupS,
                    double durationS) {
         int bulkheadPermits() {
@@ -256,7 +266,7 @@ public class S23_PoolCap {
                             total));
                     rows.add(level(o, pool, run, users));
                     System.out.println(rows.getLast().describe());
-                    Backpressure.settle(pool, o.pool());
+                    settle(pool, o.pool());
                 }
             }
             if (rows.stream().allMatch(r -> r.queries() + (r.slowQueries() == null ? 0 : r.slowQueries()) == 0)) {

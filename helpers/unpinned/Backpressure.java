@@ -1,8 +1,5 @@
 package unpinned;
 
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.HikariPoolMXBean;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -252,16 +248,6 @@ public final class Backpressure {
             if (interrupted) Thread.currentThread().interrupt();
         }
         if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in " + what);
-    }
-
-    /** Waits until every connection is back and idle (at most 10 s), so the next level starts from a full pool. */
-    public static void settle(HikariDataSource pool, int size) throws InterruptedException {
-        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
     }
 
     /** S23's closing lines: at the most users, the pool's cap, the semaphore's effect, the bulkhead's. */
