@@ -104,10 +104,12 @@ public class S23_PoolCap {
                         if (System.nanoTime() >= windowEnd) return; // it waited past the window: no query after it
                     }
                     long asked = System.nanoTime(), got;
-                    try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(SQL)) {
+                    try (Connection c = pool.getConnection()) {
                         got = System.nanoTime();
-                        ps.setDouble(1, seconds);
-                        ps.execute();
+                        try (PreparedStatement ps = c.prepareStatement(SQL)) {
+                            ps.setDouble(1, seconds);
+                            ps.execute();
+                        }
                     } // the connection is back in the pool here, before the permit is released below
                     long end = System.nanoTime();
                     if (inWindow(end)) tally.record(got - ask, got - asked, end - ask);

@@ -19,6 +19,7 @@
 //SOURCES ../helpers/unpinned/ServerProcess.java
 //SOURCES ../helpers/unpinned/HttpLoad.java
 //SOURCES ../helpers/unpinned/LoadTest.java
+//SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.solutions;
 
 /*
