@@ -99,7 +99,7 @@ public class S23_PoolCap {
                     if (permits != null) {
                         // the bulkhead: a slow call waits a little for its turn, then is turned away
                         held = tryOnly ? permits.tryAcquire(bulkheadWaitMs, TimeUnit.MILLISECONDS) : acquire(permits);
-                        if (!held && inWindow(System.nanoTime())) tally.rejected++;
+                        if (!held && inWindow(System.nanoTime(), windowStart, windowEnd)) tally.rejected++;
                         if (!held) continue;
                         if (System.nanoTime() >= windowEnd) return; // it waited past the window: no query after it
                     }
@@ -112,9 +112,9 @@ public class S23_PoolCap {
                         }
                     } // the connection is back in the pool here, before the permit is released below
                     long end = System.nanoTime();
-                    if (inWindow(end)) tally.record(got - ask, got - asked, end - ask);
+                    if (inWindow(end, windowStart, windowEnd)) tally.record(got - ask, got - asked, end - ask);
                 } catch (SQLTransientConnectionException e) { // HikariCP: no connection within connectionTimeout
-                    if (inWindow(System.nanoTime())) tally.timeouts++;
+                    if (inWindow(System.nanoTime(), windowStart, windowEnd)) tally.timeouts++;
                 } catch (SQLException e) { // a broken database is not hammered: this user stops
                     if (!Thread.currentThread().isInterrupted()) tally.error(e);
                     return;
@@ -126,10 +126,11 @@ public class S23_PoolCap {
                 }
             }
         }
+    }
 
-        boolean inWindow(long t) {
-            return t >= windowStart && t < windowEnd;
-        }
+    /** Only what ends inside the window counts. */
+    static boolean inWindow(long t, long windowStart, long windowEnd) {
+        return t >= windowStart && t < windowEnd;
     }
 
     static boolean acquire(Semaphore permits) throws InterruptedException {
