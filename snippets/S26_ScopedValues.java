@@ -17,6 +17,7 @@
 //SOURCES ../helpers/unpinned/Backpressure.java
 //SOURCES ../helpers/unpinned/Bounds.java
 //SOURCES ../helpers/unpinned/Published.java
+//SOURCES ../helpers/unpinned/ParkedThreads.java
 package unpinned.snippets;
 
 /*
@@ -58,7 +59,14 @@ import unpinned.Backpressure;
 import unpinned.ChildRun;
 import unpinned.Cli;
 import unpinned.Experiment;
+import unpinned.ParkedThreads;
 import unpinned.Protocol;
+
+import static unpinned.ParkedThreads.checkFailure;
+import static unpinned.ParkedThreads.parkUntilReleased;
+import static unpinned.ParkedThreads.releaseAndJoin;
+import static unpinned.ParkedThreads.settledHeap;
+import static unpinned.ParkedThreads.startAndPark;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -66,9 +74,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 public class S26_ScopedValues {
     static final String ID = "s26-scoped-values";
@@ -82,7 +87,6 @@ public class S26_ScopedValues {
     static final long ESTIMATE_THREAD_BYTES = 1_400;
     /** A thread's ThreadLocalMap (the map, its 16-slot table, one entry) and the value's holder and array headers. */
     static final long ESTIMATE_COPY_OVERHEAD_BYTES = 250;
-    static final Duration BUDGET = Duration.ofMinutes(5);
 
     /**
      * What the threads need: a formatter with its lookup table, about {@code valueBytes} of heap. Built afresh by
@@ -107,7 +111,6 @@ public class S26_ScopedValues {
     /** The shared value: bound by each thread for the extent of its work, to the one object built in main. */
     static final ScopedValue<Formatter> SHARED = ScopedValue.newInstance();
 
-    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
     static volatile int sink;
 
     record Options(String mode, int threads, int valueBytes) {}
@@ -212,10 +215,8 @@ public class S26_ScopedValues {
 
     // ---- one mode in this JVM -----------------------------------------------------------------------------------
 
-    record Round(Thread[] threads, int started, CountDownLatch release, double startSeconds) {}
-
     static Backpressure.HeapRun measure(Options o) throws InterruptedException {
-        long deadline = System.nanoTime() + BUDGET.toNanos();
+        long deadline = System.nanoTime() + ParkedThreads.BUDGET.toNanos();
         valueBytes = o.valueBytes();
         Formatter shared = Formatter.build(o.valueBytes()); // scopedvalue: the one copy (built before the baseline)
         Runnable task = task(o.mode(), shared);
@@ -230,7 +231,7 @@ public class S26_ScopedValues {
         Thread[] threads = new Thread[o.threads()]; // allocated before the baseline: not the threads' cost
         Protocol.progress("baseline: full GCs");
         long before = settledHeap();
-        Round round = null;
+        ParkedThreads.Round round = null;
         long after;
         try {
             round = startAndPark(task, threads, deadline);
@@ -268,97 +269,6 @@ public class S26_ScopedValues {
             case "none" -> () -> parkUntilReleased(); // the control: what the parked thread itself costs
             default -> throw new IllegalArgumentException("no mode " + mode);
         };
-    }
-
-    static CountDownLatch parked, release;
-
-    static void parkUntilReleased() {
-        CountDownLatch p = parked, r = release;
-        boolean arrived = false;
-        try {
-            p.countDown();
-            arrived = true;
-            r.await();
-        } catch (InterruptedException e) { // the run is void: main sees it and ends the run
-            FAILURE.compareAndSet(null, e);
-        } catch (Throwable e) {
-            FAILURE.compareAndSet(null, e);
-        } finally {
-            if (!arrived) p.countDown();
-        }
-    }
-
-    /** Starts every thread of the array and returns once all have parked (after touching the value). */
-    static Round startAndPark(Runnable task, Thread[] threads, long deadline) throws InterruptedException {
-        int n = threads.length;
-        parked = new CountDownLatch(n);
-        release = new CountDownLatch(1);
-        CountDownLatch r = release;
-        Thread.Builder builder = Thread.ofVirtual();
-        int started = 0;
-        long t0 = System.nanoTime();
-        try {
-            for (int i = 0; i < n; i++) {
-                if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted while starting");
-                threads[i] = builder.start(task);
-                started++;
-                if (n >= 100_000 && (i + 1) % (n / 4) == 0 && i + 1 < n) {
-                    Protocol.progress(String.format(Locale.ROOT, "started %,d of %,d", i + 1, n));
-                }
-            }
-            if (!parked.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "only %,d of %,d threads parked within %d"
-                        + " minutes", n - parked.getCount(), n, BUDGET.toMinutes()));
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            checkFailure("before all had parked");
-            // The latch counts down just before await(): wait until each one is parked (unmounted).
-            for (Thread t : threads) {
-                while (t.getState() != Thread.State.WAITING) {
-                    checkFailure("before all had parked");
-                    if (remaining(deadline) <= 0) throw new IllegalStateException("threads did not park in time");
-                    Thread.sleep(1);
-                }
-            }
-            return new Round(threads, n, r, seconds);
-        } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
-            r.countDown(); // release what was started before giving up
-            for (int i = 0; i < started; i++) threads[i].join(Duration.ofSeconds(1));
-            throw e;
-        }
-    }
-
-    /** Releases the round's threads and joins them; returns the seconds that took. */
-    static double releaseAndJoin(Round round, long deadline) throws InterruptedException {
-        long t0 = System.nanoTime();
-        round.release().countDown();
-        for (int i = 0; i < round.started(); i++) {
-            if (!round.threads()[i].join(Duration.ofNanos(Math.max(1, remaining(deadline))))) {
-                throw new IllegalStateException("threads did not end within the time budget after they were released");
-            }
-        }
-        checkFailure("after they were released");
-        return (System.nanoTime() - t0) / 1e9;
-    }
-
-    static void checkFailure(String when) {
-        Throwable e = FAILURE.get();
-        if (e == null) return;
-        String hint = e instanceof OutOfMemoryError ? "; use fewer --threads or a smaller --value-bytes" : "";
-        throw new IllegalStateException("a thread failed " + when + ": " + e + hint);
-    }
-
-    static long remaining(long deadline) {
-        return deadline - System.nanoTime();
-    }
-
-    /** Heap used after a few full GCs, so it counts live objects only. */
-    static long settledHeap() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     static double round(double v, int decimals) {
