@@ -232,8 +232,12 @@ public class S23_PoolCap {
                         + " bulkhead (runs \"mixed\" unguarded, then \"bulkhead\"), or all, in that order")
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each level's window")
                 .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
-                .check(a -> checkUsers(a.counts("--users")))
-                .check(a -> checkPlan(Options.of(a)))
+                .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))
+                .check(a -> {
+                    Options o = Options.of(a);
+                    Backpressure.checkPoolPlan(o.runs(), o.users(), o.pool(), o.queryMs(), o.timeoutMs(), o.warmupS(),
+                            o.durationS(), SLOW_FACTOR);
+                })
                 .check(a -> Database.checkUrl())
                 .notes("""
                         Levels x runs x (warm-up + window + the last query, and the connection timeout where users
@@ -283,46 +287,6 @@ public class S23_PoolCap {
             throw new Experiment.RunFailed(e.getMessage());
         } catch (IllegalStateException e) { // a level that did not end, a database that failed
             throw new Experiment.RunFailed(e.getMessage() + "; nothing saved");
-        }
-    }
-
-    static void checkUsers(List<Integer> levels) {
-        for (int n : levels) {
-            if (n < 1 || n > MAX_USERS) {
-                throw new IllegalArgumentException("--users must be comma-separated whole numbers, each 1 to 10,000;"
-                        + " got " + n);
-            }
-        }
-        if (levels.size() > MAX_LEVELS) {
-            throw new IllegalArgumentException("--users takes at most " + MAX_LEVELS + " levels; got " + levels.size());
-        }
-    }
-
-    /** A bulkhead needs two connections; the whole run at most 30 minutes. */
-    static void checkPlan(Options o) {
-        if (o.runs().contains("bulkhead") && o.pool() < 2) {
-            throw new IllegalArgumentException("--guard bulkhead needs --pool 2 or more (half the pool for the"
-                    + " slow calls, half for the fast ones); got --pool " + o.pool());
-        }
-        double slowS = o.runs().contains("mixed") ? SLOW_FACTOR * o.queryMs() / 1e3 : o.queryMs() / 1e3;
-        // After each window the last queries end; where users outnumber the pool (unguarded: "none", and "mixed"
-        // with its pool - pool / 2 fast users) the last of them first waits up to the connection timeout.
-        double totalS = 0;
-        int queued = 0;
-        for (String run : o.runs()) {
-            for (int u : o.users()) {
-                boolean queues = run.equals("none") ? u > o.pool() : run.equals("mixed") && u > o.pool() / 2;
-                if (queues) queued++;
-                totalS += o.warmupS() + o.durationS() + slowS + (queues ? o.timeoutMs() / 1e3 : 0);
-            }
-        }
-        if (totalS > 30 * 60) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "%d runs x %d levels x (warm-up %.1f s +"
-                            + " window %.1f s + a last query of %.1f s), plus a %.1f s connection timeout at the %d"
-                            + " levels where users outnumber the pool = %,.0f s; at most 30 minutes (1,800 s)"
-                            + " allowed: fewer --users levels, one --guard, shorter windows or a shorter"
-                            + " --connection-timeout-ms", o.runs().size(), o.users().size(), o.warmupS(),
-                    o.durationS(), slowS, o.timeoutMs() / 1e3, queued, totalS));
         }
     }
 }

@@ -278,6 +278,48 @@ public final class Backpressure {
         }
     }
 
+    /** S23's --users: each level 1..maxUsers, at most maxLevels of them. */
+    public static void checkUsers(List<Integer> levels, int maxUsers, int maxLevels) {
+        for (int n : levels) {
+            if (n < 1 || n > maxUsers) {
+                throw new IllegalArgumentException(String.format(Locale.ROOT, "--users must be comma-separated whole"
+                        + " numbers, each 1 to %,d; got %d", maxUsers, n));
+            }
+        }
+        if (levels.size() > maxLevels) {
+            throw new IllegalArgumentException("--users takes at most " + maxLevels + " levels; got " + levels.size());
+        }
+    }
+
+    /** S23's plan: a bulkhead needs two connections; the whole run at most 30 minutes. */
+    public static void checkPoolPlan(List<String> runs, List<Integer> users, int pool, int queryMs, int timeoutMs,
+                                     double warmupS, double durationS, int slowFactor) {
+        if (runs.contains("bulkhead") && pool < 2) {
+            throw new IllegalArgumentException("--guard bulkhead needs --pool 2 or more (half the pool for the"
+                    + " slow calls, half for the fast ones); got --pool " + pool);
+        }
+        double slowS = runs.contains("mixed") ? slowFactor * queryMs / 1e3 : queryMs / 1e3;
+        // After each window the last queries end; where users outnumber the pool (unguarded: "none", and "mixed"
+        // with its pool - pool / 2 fast users) the last of them first waits up to the connection timeout.
+        double totalS = 0;
+        int queued = 0;
+        for (String run : runs) {
+            for (int u : users) {
+                boolean queues = run.equals("none") ? u > pool : run.equals("mixed") && u > pool / 2;
+                if (queues) queued++;
+                totalS += warmupS + durationS + slowS + (queues ? timeoutMs / 1e3 : 0);
+            }
+        }
+        if (totalS > 30 * 60) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%d runs x %d levels x (warm-up %.1f s +"
+                            + " window %.1f s + a last query of %.1f s), plus a %.1f s connection timeout at the %d"
+                            + " levels where users outnumber the pool = %,.0f s; at most 30 minutes (1,800 s)"
+                            + " allowed: fewer --users levels, one --guard, shorter windows or a shorter"
+                            + " --connection-timeout-ms", runs.size(), users.size(), warmupS,
+                    durationS, slowS, timeoutMs / 1e3, queued, totalS));
+        }
+    }
+
     /** The sizes every S23 run of the notebook shares: pool P, query time q, HikariCP's connection timeout. */
     public record PoolSizes(int pool, int queryMs, int timeoutMs) {
         /** Runs S23 with {@code guard} at these {@code users} levels. */
