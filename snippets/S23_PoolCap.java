@@ -12,6 +12,12 @@
 //SOURCES ../helpers/unpinned/Bounds.java
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Backpressure.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/Published.java
 package unpinned.snippets;
 
 /*
@@ -58,12 +64,13 @@ package unpinned.snippets;
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-import unpinned.Bounds;
-import unpinned.Cli;
+import unpinned.Backpressure;
+import unpinned.Backpressure.Level;
+import unpinned.Backpressure.Stats;
+import unpinned.Backpressure.Tally;
 import unpinned.Database;
-import unpinned.Profile;
+import unpinned.Experiment;
 import unpinned.Protocol;
-import unpinned.Results;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -71,41 +78,76 @@ import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 public class S23_PoolCap {
-    static final String USAGE = """
-            usage: S23_PoolCap [--users L] [--pool N] [--query-ms N] [--connection-timeout-ms N]
-                               [--guard none|semaphore|bulkhead|all] [--warmup-s S] [--duration-s S]
-              --users L                  closed-loop virtual-thread users per level, comma-separated, each 1..10,000
-                                         (default 5,10,50,200; full 25,50,200,1000); with --guard bulkhead these
-                                         are the slow users, next to pool/2 fast ones
-              --pool N                   HikariCP connections, 1..1,000 (default 10; full 50; bulkhead needs 2+)
-              --query-ms N               each query is SELECT pg_sleep(N / 1000), 1..10,000 (default 50); the slow
-                                         downstream of --guard bulkhead sleeps 10 x N
-              --connection-timeout-ms N  how long a user waits in the pool before SQLTransientConnectionException,
-                                         250..60,000 (default 500; HikariCP refuses less than 250)
-              --guard G                  none, semaphore, bulkhead (runs "mixed" unguarded, then "bulkhead"), or all
-                                         (default all, in that order)
-              --warmup-s S               seconds of load before each level's window, 0..60 (default 1; full 3)
-              --duration-s S             seconds measured per level, 1..600 (default 2; full 10)
-            Levels x runs x (warm-up + window + the last query, and the connection timeout where users outnumber
-            the pool) may take at most 30 minutes.
-            The database: UNPINNED_DB_URL (jdbc:postgresql://..., with UNPINNED_DB_USER, UNPINNED_DB_PASSWORD) if
-            set, else an embedded PostgreSQL on 127.0.0.1 that this run starts and removes.""";
-
-    static final String ID = "s23-pool-cap";
-    static final List<String> GUARDS = List.of("none", "semaphore", "bulkhead");
     static final int MAX_USERS = 10_000, MAX_LEVELS = 12, SLOW_FACTOR = 10;
-    static final long BUDGET_S = 30 * 60;
     static final String SQL = "SELECT pg_sleep(?)";
+
+    /** One user: queries back to back until the window ends, at most maxQueries of them. */
+    record User(Tally tally, Semaphore permits, boolean tryOnly, double seconds, long windowStart, long windowEnd,
+                int maxQueries, int bulkheadWaitMs, HikariDataSource pool) implements Runnable {
+        @Override
+        public void run() {
+            for (int i = 0; i < maxQueries && System.nanoTime() < windowEnd; i++) {
+                if (Thread.currentThread().isInterrupted()) return;
+                long ask = System.nanoTime();
+                boolean held = false;
+                try {
+                    if (permits != null) {
+                        // the bulkhead: a slow call waits a little for its turn, then is turned away
+                        held = tryOnly ? permits.tryAcquire(bulkheadWaitMs, TimeUnit.MILLISECONDS) : acquire(permits);
+                        if (!held && inWindow(System.nanoTime(), windowStart, windowEnd)) tally.rejected++;
+                        if (!held) continue;
+                        if (System.nanoTime() >= windowEnd) return; // it waited past the window: no query after it
+                    }
+                    long asked = System.nanoTime(), got;
+                    try (Connection c = pool.getConnection()) {
+                        got = System.nanoTime();
+                        try (PreparedStatement ps = c.prepareStatement(SQL)) {
+                            ps.setDouble(1, seconds);
+                            ps.execute();
+                        }
+                    } // the connection is back in the pool here, before the permit is released below
+                    long end = System.nanoTime();
+                    if (inWindow(end, windowStart, windowEnd)) tally.record(got - ask, got - asked, end - ask);
+                } catch (SQLTransientConnectionException e) { // HikariCP: no connection within connectionTimeout
+                    if (inWindow(System.nanoTime(), windowStart, windowEnd)) tally.timeouts++;
+                } catch (SQLException e) { // a broken database is not hammered: this user stops
+                    if (!Thread.currentThread().isInterrupted()) tally.error(e);
+                    return;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } finally {
+                    if (held) permits.release();
+                }
+            }
+        }
+    }
+
+    /** Only what ends inside the window counts. */
+    static boolean inWindow(long t, long windowStart, long windowEnd) {
+        return t >= windowStart && t < windowEnd;
+    }
+
+    static boolean acquire(Semaphore permits) throws InterruptedException {
+        permits.acquire(); // no timeout: the user waits here, never in HikariCP's queue
+        return true;
+    }
+
+    /** Waits until every connection is back and idle (at most 10 s), so the next level starts from a full pool. */
+    static void settle(HikariDataSource pool, int size) throws InterruptedException {
+        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
 
     record Options(List<Integer> users, int pool, int queryMs, int timeoutMs, List<String> runs, double warmupS,
                    double durationS) {
@@ -121,471 +163,132 @@ public class S23_PoolCap {
         int bulkheadWaitMs() {
             return Math.max(queryMs, 10);
         }
-    }
 
-    public static void main(String[] args) throws Exception {
-        Profile profile = Profile.announceOrExit("S23");
-        Options o = parse(profile, args);
-        System.out.println(String.format(Locale.ROOT, "pool of %d connections, each query pg_sleep(%.3f s), connection"
-                        + " timeout %,d ms; closed-loop virtual-thread users %s; runs %s; warm-up %.1f s, window %.1f s"
-                        + " per level; bound: min(users, pool) / query seconds (Little's law)", o.pool(),
-                o.queryMs() / 1e3, o.timeoutMs(), join(o.users()), String.join(", ", o.runs()), o.warmupS(),
-                o.durationS()));
-        String failure = null;
-        Map<String, Object> data = null;
-        Database db = null;
-        try {
-            db = Database.start(System.out);
-            data = run(o, db);
-        } catch (IllegalArgumentException e) { // a bad UNPINNED_DB_URL, or a pool the server can't hold
-            db = closeQuietly(db);
-            Cli.exit("S23", e.getMessage());
-        } catch (IllegalStateException e) {
-            failure = e.getMessage();
-        } finally {
-            closeQuietly(db); // stops the server and deletes its folder; idempotent
-        }
-        if (failure != null) {
-            System.err.println("S23: " + failure + "; nothing saved");
-            System.exit(1);
-        }
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
-        System.out.println("database stopped" + (db != null && db.kind().equals(Database.EMBEDDED)
-                ? " and its folder deleted" : ""));
-    }
-
-    static Database closeQuietly(Database db) {
-        if (db != null) db.close();
-        return db;
-    }
-
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S23", USAGE, args, Set.of("--users", "--pool", "--query-ms", "--connection-timeout-ms",
-                "--guard", "--warmup-s", "--duration-s"), Set.of());
-        try {
-            List<Integer> users = users(cli.value("--users", profile.pick("5,10,50,200", "25,50,200,1000")));
-            int pool = cli.intValue("--pool", profile.pick(10, 50), 1, Database.MAX_POOL);
-            int queryMs = cli.intValue("--query-ms", 50, 1, 10_000);
-            int timeoutMs = cli.intValue("--connection-timeout-ms", 500, (int) Database.MIN_TIMEOUT.toMillis(), 60_000);
-            List<String> allowed = new ArrayList<>(GUARDS);
-            allowed.add("all");
-            String guard = cli.oneOf("--guard", "all", allowed);
-            List<String> runs = switch (guard) {
+        static Options of(Experiment.Args a) {
+            List<String> runs = switch (a.oneOf("--guard")) {
                 case "none" -> List.of("none");
                 case "semaphore" -> List.of("semaphore");
                 case "bulkhead" -> List.of("mixed", "bulkhead");
                 default -> List.of("none", "semaphore", "mixed", "bulkhead");
             };
-            if (runs.contains("bulkhead") && pool < 2) {
-                throw new IllegalArgumentException("--guard bulkhead needs --pool 2 or more (half the pool for the"
-                        + " slow calls, half for the fast ones); got --pool " + pool);
-            }
-            double warmupS = cli.doubleValue("--warmup-s", profile.pick(1, 3), 0, 60);
-            double durationS = cli.doubleValue("--duration-s", profile.pick(2, 10), 1, 600);
-            double slowS = runs.contains("mixed") ? SLOW_FACTOR * queryMs / 1e3 : queryMs / 1e3;
-            // After each window the last queries end; where users outnumber the pool (unguarded: "none", and "mixed"
-            // with its pool - pool / 2 fast users) the last of them first waits up to the connection timeout.
-            double totalS = 0;
-            int queued = 0;
-            for (String run : runs) {
-                for (int u : users) {
-                    boolean queues = run.equals("none") ? u > pool : run.equals("mixed") && u > pool / 2; // + fast ones
-                    if (queues) queued++;
-                    totalS += warmupS + durationS + slowS + (queues ? timeoutMs / 1e3 : 0);
-                }
-            }
-            if (totalS > BUDGET_S) {
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "%d runs x %d levels x (warm-up %.1f s +"
-                                + " window %.1f s + a last query of %.1f s), plus a %.1f s connection timeout at the %d"
-                                + " levels where users outnumber the pool = %,.0f s; at most 30 minutes (1,800 s)"
-                                + " allowed: fewer --users levels, one --guard, shorter windows or a shorter"
-                                + " --connection-timeout-ms", runs.size(), users.size(), warmupS, durationS, slowS,
-                        timeoutMs / 1e3, queued, totalS));
-            }
-            Database.checkUrl();
-            Results.checkDir();
-            return new Options(users, pool, queryMs, timeoutMs, runs, warmupS, durationS);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S23", e.getMessage());
+            return new Options(a.counts("--users"), a.intCount("--pool"), a.intCount("--query-ms"),
+                    a.intCount("--connection-timeout-ms"), runs, a.number("--warmup-s"), a.number("--duration-s"));
         }
     }
 
-    static List<Integer> users(String list) {
-        List<Integer> levels = new ArrayList<>();
-        for (String part : list.split(",", -1)) {
-            int n;
-            try {
-                n = Integer.parseInt(part.strip().replace("_", ""));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--users must be comma-separated whole numbers, each 1 to 10,000"
-                        + " (e.g. 5,10,50,200); got '" + list + "'");
-            }
-            if (n < 1 || n > MAX_USERS) {
-                throw new IllegalArgumentException("--users must be comma-separated whole numbers, each 1 to 10,000;"
-                        + " got " + n);
-            }
-            levels.add(n);
-        }
-        if (levels.size() > MAX_LEVELS) {
-            throw new IllegalArgumentException("--users takes at most " + MAX_LEVELS + " levels; got " + levels.size());
-        }
-        return levels;
-    }
-
-    // ---- the run --------------------------------------------------------------------------------------------------
-
-    static Map<String, Object> run(Options o, Database db) throws InterruptedException {
-        System.out.println("database: " + db.version() + " (" + db.kind() + ", " + db.jdbcUrl() + ")");
-        HikariDataSource pool = db.pool("s23-pool", o.pool(), Duration.ofMillis(o.timeoutMs()));
-        List<Map<String, Object>> rows = new ArrayList<>();
-        int total = o.runs().size() * o.users().size(), done = 0;
-        long queries = 0;
-        for (String run : o.runs()) {
-            if (run.equals("mixed")) {
-                System.out.println(String.format(Locale.ROOT, "mixed and bulkhead: %d fast users (pg_sleep %.3f s)"
-                                + " next to U slow users (pg_sleep %.3f s) on the same pool; the bulkhead lets at most"
-                                + " %d slow calls hold a connection, each waiting at most %d ms for its turn",
-                        o.fastUsersMixed(), o.queryMs() / 1e3, SLOW_FACTOR * o.queryMs() / 1e3, o.bulkheadPermits(),
-                        o.bulkheadWaitMs()));
-            }
-            for (int users : o.users()) {
-                Protocol.progress(String.format(Locale.ROOT, "%s: %d users (%d/%d)", run, users, ++done, total));
-                Map<String, Object> row = level(o, pool, run, users);
-                rows.add(row);
-                queries += (long) row.get("queries") + (long) row.getOrDefault("slowQueries", 0L);
-                System.out.println(describe(row));
-                settle(pool, o.pool());
-            }
-        }
-        if (queries == 0) throw new IllegalStateException("no query succeeded in any window");
-        Map<String, Object> database = new LinkedHashMap<>();
-        database.put("kind", db.kind());
-        database.put("version", db.version());
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("database", database);
-        data.put("pool", o.pool());
-        data.put("queryMs", o.queryMs());
-        data.put("slowQueryMs", SLOW_FACTOR * o.queryMs());
-        data.put("connectionTimeoutMs", o.timeoutMs());
-        data.put("bulkheadPermits", o.bulkheadPermits());
-        data.put("bulkheadWaitMs", o.bulkheadWaitMs());
-        data.put("fastUsersMixed", o.fastUsersMixed());
-        data.put("warmupS", o.warmupS());
-        data.put("durationS", o.durationS());
-        data.put("users", o.users());
-        data.put("runs", o.runs());
-        data.put("levels", rows);
-        summary(rows, o);
-        return data;
-    }
-
-    /** What one user counts: its own, so no user contends with another to count. */
-    static final class Tally {
-        long ok, timeouts, rejected, errors;
-        String firstError;
-        int n;
-        long[] waitNs = new long[16], poolWaitNs = new long[16], latencyNs = new long[16];
-
-        void record(long wait, long poolWait, long latency) {
-            if (n == waitNs.length) {
-                waitNs = Arrays.copyOf(waitNs, 2 * n);
-                poolWaitNs = Arrays.copyOf(poolWaitNs, 2 * n);
-                latencyNs = Arrays.copyOf(latencyNs, 2 * n);
-            }
-            waitNs[n] = wait;
-            poolWaitNs[n] = poolWait;
-            latencyNs[n] = latency;
-            n++;
-            ok++;
-        }
-    }
-
-    /** One user: queries back to back until the window ends, at most maxQueries of them. */
-    record User(Tally tally, boolean slow, Semaphore permits, boolean tryOnly, double seconds, long windowStart,
-                long windowEnd, int maxQueries, int bulkheadWaitMs, HikariDataSource pool) implements Runnable {
-        @Override
-        public void run() {
-            for (int i = 0; i < maxQueries && System.nanoTime() < windowEnd; i++) {
-                if (Thread.currentThread().isInterrupted()) return;
-                long ask = System.nanoTime();
-                boolean held = false;
-                try {
-                    if (permits != null) {
-                        if (tryOnly) { // the bulkhead: a slow call waits a little for its turn, then is turned away
-                            held = permits.tryAcquire(bulkheadWaitMs, TimeUnit.MILLISECONDS);
-                            if (!held) {
-                                if (inWindow(System.nanoTime())) tally.rejected++;
-                                continue;
-                            }
-                        } else {
-                            permits.acquire();
-                            held = true;
-                        }
-                        if (System.nanoTime() >= windowEnd) return; // it waited past the window: no query after it
-                    }
-                    long asked = System.nanoTime(), got;
-                    try (Connection c = pool.getConnection()) {
-                        got = System.nanoTime();
-                        try (PreparedStatement ps = c.prepareStatement(SQL)) {
-                            ps.setDouble(1, seconds);
-                            ps.execute();
-                        }
-                    } // the connection is back in the pool here, before the permit is released below
-                    long end = System.nanoTime();
-                    if (inWindow(end)) tally.record(got - ask, got - asked, end - ask);
-                } catch (SQLTransientConnectionException e) { // HikariCP: no connection within connectionTimeout
-                    if (inWindow(System.nanoTime())) tally.timeouts++;
-                } catch (SQLException e) {
-                    if (Thread.currentThread().isInterrupted()) return;
-                    tally.errors++; // a broken database is not hammered: this user stops
-                    if (tally.firstError == null) tally.firstError = e.getClass().getSimpleName() + ": " + e.getMessage();
-                    return;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } finally {
-                    if (held) permits.release();
-                }
-            }
-        }
-
-        boolean inWindow(long t) {
-            return t >= windowStart && t < windowEnd;
-        }
-    }
-
-    /** One level of one run: start the users, sample the queues, wait for the users, add up. */
-    static Map<String, Object> level(Options o, HikariDataSource pool, String run, int users)
-            throws InterruptedException {
+    /** One level of one run: start the users, sample the queues over the window, wait for the users, add up. */
+    static Level level(Options o, HikariDataSource pool, String run, int users) throws InterruptedException {
         boolean mixed = run.equals("mixed") || run.equals("bulkhead");
         int fastUsers = mixed ? o.fastUsersMixed() : users, slowUsers = mixed ? users : 0;
         double q = o.queryMs() / 1e3, slowQ = SLOW_FACTOR * q;
         Semaphore fastPermits = run.equals("semaphore") ? new Semaphore(o.pool(), true) : null;
         Semaphore slowPermits = run.equals("bulkhead") ? new Semaphore(o.bulkheadPermits(), true) : null;
-        long warmNs = (long) (o.warmupS() * 1e9), windowNs = (long) (o.durationS() * 1e9);
         double shortest = Math.min(o.queryMs(), o.timeoutMs()) / 1e3; // the least any attempt can take
         int maxQueries = (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil((o.warmupS() + o.durationS()) / shortest) + 2);
-
         List<Tally> fast = new ArrayList<>(), slow = new ArrayList<>();
         List<Thread> threads = new ArrayList<>(fastUsers + slowUsers);
-        long start = System.nanoTime(), windowStart = start + warmNs, windowEnd = windowStart + windowNs;
+        long windowStart = System.nanoTime() + (long) (o.warmupS() * 1e9);
+        long windowEnd = windowStart + (long) (o.durationS() * 1e9);
         for (int i = 0; i < fastUsers + slowUsers; i++) {
             boolean isSlow = i >= fastUsers;
             Tally t = new Tally();
             (isSlow ? slow : fast).add(t);
-            User u = new User(t, isSlow, isSlow ? slowPermits : fastPermits, isSlow && slowPermits != null,
+            User u = new User(t, isSlow ? slowPermits : fastPermits, isSlow && slowPermits != null,
                     isSlow ? slowQ : q, windowStart, windowEnd, maxQueries, o.bulkheadWaitMs(), pool);
             threads.add(Thread.ofVirtual().name("s23-" + (isSlow ? "slow-" : "user-") + i).start(u));
         }
         int poolWaitersMax = 0, permitWaitersMax = 0;
+        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
+        Semaphore sampled = fastPermits != null ? fastPermits : slowPermits;
+        boolean sampledAll = false;
         try {
-            HikariPoolMXBean mx = pool.getHikariPoolMXBean();
             for (long now; (now = System.nanoTime()) < windowEnd; ) {
                 if (now >= windowStart) {
                     poolWaitersMax = Math.max(poolWaitersMax, mx.getThreadsAwaitingConnection());
-                    Semaphore s = fastPermits != null ? fastPermits : slowPermits;
-                    if (s != null) permitWaitersMax = Math.max(permitWaitersMax, s.getQueueLength());
+                    if (sampled != null) permitWaitersMax = Math.max(permitWaitersMax, sampled.getQueueLength());
                 }
                 Thread.sleep(Math.max(1, Math.min(50, (windowEnd - now) / 1_000_000)));
             }
-            // Everyone stops starting queries now; the last ones finish (a slow query, or a timeout) well within this.
-            long deadline = windowEnd + TimeUnit.SECONDS.toNanos(60) + (long) (slowQ * 1e9) + o.timeoutMs() * 1_000_000L;
-            for (Thread t : threads) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !t.join(Duration.ofNanos(left))) break;
-            }
-            long stuck = threads.stream().filter(Thread::isAlive).count();
-            if (stuck > 0) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "%s at %d users: %d users had not ended a"
-                        + " minute after the window (is the database stuck?)", run, users, stuck));
-            }
-        } finally {
-            boolean interrupted = Thread.interrupted();
-            for (Thread t : threads) if (t.isAlive()) t.interrupt();
-            for (Thread t : threads) {
-                if (!t.isAlive()) continue;
-                try {
-                    t.join(Duration.ofSeconds(5));
-                } catch (InterruptedException e) {
-                    interrupted = true;
+            sampledAll = true;
+        } finally { // everyone stops starting queries now; the last ones finish (a slow query, or a timeout)
+            Backpressure.joinUsers(threads, windowEnd + TimeUnit.SECONDS.toNanos(60) + (long) (slowQ * 1e9)
+                    + o.timeoutMs() * 1_000_000L, run + " at " + users + " users", sampledAll);
+        }
+        int slowServers = !mixed ? 0 : Math.min(slowUsers, run.equals("bulkhead") ? o.bulkheadPermits() : o.pool());
+        return Level.of(run, fastUsers, slowUsers, o.pool(), q, slowQ, o.durationS(), Stats.of(fast), Stats.of(slow),
+                Math.min(fastUsers, o.pool()), slowServers, poolWaitersMax, permitWaitersMax);
+    }
+
+    public static void main(String[] args) {
+        Experiment.named("S23", "the connection pool caps virtual-thread users", "s23-pool-cap")
+                .counts("--users", List.of(5, 10, 50, 200), List.of(25, 50, 200, 1_000), 0, Integer.MAX_VALUE,
+                        "closed-loop virtual-thread users per level, each 1..10,000; with --guard bulkhead these"
+                                + " are the slow users, next to pool/2 fast ones")
+                .count("--pool", 10, 50, 1, Database.MAX_POOL, "HikariCP connections (bulkhead needs 2+)")
+                .count("--query-ms", 50, 50, 1, 10_000, "each query is SELECT pg_sleep(N / 1000); the slow"
+                        + " downstream of --guard bulkhead sleeps 10 x N")
+                .count("--connection-timeout-ms", 500, 500, Database.MIN_TIMEOUT.toMillis(), 60_000, "how long a"
+                        + " user waits in the pool before SQLTransientConnectionException (HikariCP refuses < 250)")
+                .oneOf("--guard", "all", List.of("none", "semaphore", "bulkhead", "all"), "none, semaphore,"
+                        + " bulkhead (runs \"mixed\" unguarded, then \"bulkhead\"), or all, in that order")
+                .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each level's window")
+                .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
+                .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))
+                .check(a -> {
+                    Options o = Options.of(a);
+                    Backpressure.checkPoolPlan(o.runs(), o.users(), o.pool(), o.queryMs(), o.timeoutMs(), o.warmupS(),
+                            o.durationS(), SLOW_FACTOR);
+                })
+                .check(a -> Database.checkUrl())
+                .notes("""
+                        Levels x runs x (warm-up + window + the last query, and the connection timeout where users
+                        outnumber the pool) may take at most 30 minutes.
+                        The database: UNPINNED_DB_URL (jdbc:postgresql://..., with UNPINNED_DB_USER,
+                        UNPINNED_DB_PASSWORD) if set, else an embedded PostgreSQL on 127.0.0.1 that this run starts
+                        and removes.""")
+                .run(args, S23_PoolCap::measure);
+    }
+
+    /** Every run at every level, on one pool of one database, stopped (and its folder deleted) in every case. */
+    static Backpressure.PoolCap measure(Experiment.Args a) throws InterruptedException {
+        Options o = Options.of(a);
+        System.out.println(String.format(Locale.ROOT, "pool of %d connections, each query pg_sleep(%.3f s), connection"
+                        + " timeout %,d ms; closed-loop virtual-thread users %s; runs %s; warm-up %.1f s, window %.1f s"
+                        + " per level; bound: min(users, pool) / query seconds (Little's law)", o.pool(),
+                o.queryMs() / 1e3, o.timeoutMs(), o.users(), String.join(", ", o.runs()), o.warmupS(), o.durationS()));
+        try (Database db = Database.start(System.out)) { // close(): stops the server and deletes its folder
+            System.out.println("database: " + db.version() + " (" + db.kind() + ", " + db.jdbcUrl() + ")");
+            HikariDataSource pool = db.pool("s23-pool", o.pool(), Duration.ofMillis(o.timeoutMs()));
+            List<Level> rows = new ArrayList<>();
+            int total = o.runs().size() * o.users().size();
+            for (String run : o.runs()) {
+                if (run.equals("mixed")) {
+                    System.out.println(String.format(Locale.ROOT, "mixed and bulkhead: %d fast users (pg_sleep %.3f"
+                                    + " s) next to U slow users (pg_sleep %.3f s) on the same pool; the bulkhead lets at"
+                                    + " most %d slow calls hold a connection, each waiting at most %d ms for its turn",
+                            o.fastUsersMixed(), o.queryMs() / 1e3, SLOW_FACTOR * o.queryMs() / 1e3,
+                            o.bulkheadPermits(), o.bulkheadWaitMs()));
+                }
+                for (int users : o.users()) {
+                    Protocol.progress(String.format(Locale.ROOT, "%s: %d users (%d/%d)", run, users, rows.size() + 1,
+                            total));
+                    rows.add(level(o, pool, run, users));
+                    System.out.println(rows.getLast().describe());
+                    settle(pool, o.pool());
                 }
             }
-            if (interrupted) Thread.currentThread().interrupt();
-        }
-        if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in " + run);
-
-        double w = o.durationS();
-        int fastServers = mixed ? Math.min(fastUsers, o.pool()) : Math.min(users, o.pool());
-        Stats f = Stats.of(fast), s = Stats.of(slow);
-        double bound = Bounds.closedLoopThroughput(fastUsers, fastServers, q);
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("run", run);
-        row.put("users", fastUsers + slowUsers);
-        row.put("fastUsers", fastUsers);
-        row.put("slowUsers", slowUsers);
-        row.put("pool", o.pool());
-        row.put("querySeconds", q);
-        row.put("throughput", f.ok / w);
-        row.put("bound", bound);
-        row.put("ceiling", ceiling(bound, q, w));
-        row.put("ratioToBound", f.ok / w / bound);
-        row.put("queries", f.ok);
-        row.put("timeouts", f.timeouts);
-        row.put("timeoutShare", f.ok + f.timeouts == 0 ? 0.0 : (double) f.timeouts / (f.ok + f.timeouts));
-        row.put("waitMeanMs", f.waitMeanMs);
-        row.put("waitP99Ms", f.waitP99Ms);
-        row.put("poolWaitMeanMs", f.poolWaitMeanMs);
-        row.put("poolWaitP99Ms", f.poolWaitP99Ms);
-        row.put("latencyMeanMs", f.latencyMeanMs);
-        row.put("usersWithoutQuery", f.usersWithout); // users that got no query done in the whole window
-        row.put("errors", f.errors + s.errors);
-        if (mixed) {
-            int slowServers = Math.min(slowUsers, run.equals("bulkhead") ? o.bulkheadPermits() : o.pool());
-            double slowBound = Bounds.closedLoopThroughput(slowUsers, slowServers, slowQ);
-            row.put("slowQuerySeconds", slowQ);
-            row.put("slowThroughput", s.ok / w);
-            row.put("slowBound", slowBound);
-            row.put("slowCeiling", ceiling(slowBound, slowQ, w));
-            row.put("slowRatioToBound", s.ok / w / slowBound);
-            row.put("slowQueries", s.ok);
-            row.put("slowTimeouts", s.timeouts);
-            row.put("slowRejected", s.rejected);
-            row.put("slowWaitMeanMs", s.waitMeanMs);
-            row.put("slowLatencyMeanMs", s.latencyMeanMs);
-            row.put("slowUsersWithoutQuery", s.usersWithout);
-        }
-        row.put("poolBusy", (f.ok * q + s.ok * slowQ) / w / o.pool());
-        row.put("poolWaitersMax", poolWaitersMax);
-        row.put("permitWaitersMax", permitWaitersMax);
-        String firstError = f.firstError != null ? f.firstError : s.firstError;
-        if (firstError != null) row.put("firstError", firstError);
-        return row;
-    }
-
-    /** The most a window of w seconds can count: each of bound x q connections ends floor(w / q) + 1 queries. */
-    static double ceiling(double bound, double q, double w) {
-        return bound * q * (Math.floor(w / q + 1e-9) + 1) / w;
-    }
-
-    /** The tallies of one class of users (fast or slow), added up. */
-    record Stats(long ok, long timeouts, long rejected, long errors, String firstError, double waitMeanMs,
-                 double waitP99Ms, double poolWaitMeanMs, double poolWaitP99Ms, double latencyMeanMs, int usersWithout) {
-        static Stats of(List<Tally> tallies) {
-            long ok = 0, timeouts = 0, rejected = 0, errors = 0;
-            String first = null;
-            int n = 0, without = 0;
-            for (Tally t : tallies) {
-                if (t.ok == 0) without++;
-                ok += t.ok;
-                timeouts += t.timeouts;
-                rejected += t.rejected;
-                errors += t.errors;
-                if (first == null) first = t.firstError;
-                n += t.n;
+            if (rows.stream().allMatch(r -> r.queries() + (r.slowQueries() == null ? 0 : r.slowQueries()) == 0)) {
+                throw new Experiment.RunFailed("no query succeeded in any window; nothing saved");
             }
-            long[] wait = new long[n], poolWait = new long[n], latency = new long[n];
-            int at = 0;
-            for (Tally t : tallies) {
-                System.arraycopy(t.waitNs, 0, wait, at, t.n);
-                System.arraycopy(t.poolWaitNs, 0, poolWait, at, t.n);
-                System.arraycopy(t.latencyNs, 0, latency, at, t.n);
-                at += t.n;
-            }
-            return new Stats(ok, timeouts, rejected, errors, first, meanMs(wait), p99Ms(wait), meanMs(poolWait),
-                    p99Ms(poolWait), meanMs(latency), without);
+            Backpressure.summary(rows, o.pool(), o.queryMs(), o.timeoutMs(), o.bulkheadPermits());
+            return new Backpressure.PoolCap(new Backpressure.DatabaseInfo(db.kind(), db.version()), o.pool(),
+                    o.queryMs(), SLOW_FACTOR * o.queryMs(), o.timeoutMs(), o.bulkheadPermits(), o.bulkheadWaitMs(),
+                    o.fastUsersMixed(), o.warmupS(), o.durationS(), o.users(), o.runs(), rows);
+        } catch (IllegalArgumentException e) { // a pool the server can't hold
+            throw new Experiment.RunFailed(e.getMessage());
+        } catch (IllegalStateException e) { // a level that did not end, a database that failed
+            throw new Experiment.RunFailed(e.getMessage() + "; nothing saved");
         }
-
-        static double meanMs(long[] ns) {
-            return ns.length == 0 ? 0 : round(Arrays.stream(ns).average().orElse(0) / 1e6, 3);
-        }
-
-        static double p99Ms(long[] ns) {
-            if (ns.length == 0) return 0;
-            long[] sorted = ns.clone();
-            Arrays.sort(sorted);
-            return round(sorted[(int) Math.min(sorted.length - 1, Math.ceil(0.99 * sorted.length) - 1)] / 1e6, 3);
-        }
-    }
-
-    /** Waits until every connection is back and idle, so the next level starts from a full pool. */
-    static void settle(HikariDataSource pool, int size) throws InterruptedException {
-        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0) && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-    }
-
-    // ---- output ---------------------------------------------------------------------------------------------------
-
-    static String describe(Map<String, Object> r) {
-        String run = (String) r.get("run");
-        double q = (double) r.get("querySeconds");
-        String fastBound = String.format(Locale.ROOT, "%d / %.3f s = %,.1f", Math.round((double) r.get("bound") * q), q,
-                (double) r.get("bound"));
-        String errors = (long) r.get("errors") == 0 ? "0 errors"
-                : r.get("errors") + " errors (first: " + r.get("firstError") + ")";
-        if (run.equals("none") || run.equals("semaphore")) {
-            return String.format(Locale.ROOT, "%-9s %,6d users: %,8.1f q/s = %.2f x the bound %s; %,d timeouts (%.0f %%),"
-                            + " %,d users got no query done; wait for a connection mean %,.1f ms, p99 %,.1f ms (in the"
-                            + " pool: %,.1f / %,.1f ms); latency mean %,.1f ms; pool busy %.2f; %s",
-                    run, (int) r.get("users"), (double) r.get("throughput"), (double) r.get("ratioToBound"), fastBound,
-                    (long) r.get("timeouts"), 100 * (double) r.get("timeoutShare"), (int) r.get("usersWithoutQuery"),
-                    (double) r.get("waitMeanMs"),
-                    (double) r.get("waitP99Ms"), (double) r.get("poolWaitMeanMs"), (double) r.get("poolWaitP99Ms"),
-                    (double) r.get("latencyMeanMs"), (double) r.get("poolBusy"), errors);
-        }
-        double sq = (double) r.get("slowQuerySeconds");
-        return String.format(Locale.ROOT, "%-9s %d fast + %,d slow users: fast %,.1f q/s = %.2f x the bound %s, %,d"
-                        + " timeouts, wait mean %,.1f ms; slow %,.1f q/s = %.2f x %d / %.3f s, %,d timeouts, %,d turned"
-                        + " away by the bulkhead; pool busy %.2f; %s",
-                run, (int) r.get("fastUsers"), (int) r.get("slowUsers"), (double) r.get("throughput"),
-                (double) r.get("ratioToBound"), fastBound, (long) r.get("timeouts"), (double) r.get("waitMeanMs"),
-                (double) r.get("slowThroughput"), (double) r.get("slowRatioToBound"),
-                Math.round((double) r.get("slowBound") * sq), sq, (long) r.get("slowTimeouts"),
-                (long) r.get("slowRejected"), (double) r.get("poolBusy"), errors);
-    }
-
-    static void summary(List<Map<String, Object>> rows, Options o) {
-        int top = o.users().stream().mapToInt(Integer::intValue).max().orElse(0);
-        Map<String, Map<String, Object>> atTop = new LinkedHashMap<>();
-        for (Map<String, Object> r : rows) {
-            int slowOrAll = r.get("run").equals("mixed") || r.get("run").equals("bulkhead")
-                    ? (int) r.get("slowUsers") : (int) r.get("users");
-            if (slowOrAll == top) atTop.put((String) r.get("run"), r);
-        }
-        Map<String, Object> none = atTop.get("none"), sem = atTop.get("semaphore");
-        if (none != null) {
-            System.out.println(String.format(Locale.ROOT, "at %,d users the pool caps it: %,.1f q/s = %.2f x %d / %.3f s;"
-                            + " %.0f %% of the attempts timed out after %,d ms and %,d users got no query done",
-                    top, (double) none.get("throughput"), (double) none.get("ratioToBound"), o.pool(), o.queryMs() / 1e3,
-                    100 * (double) none.get("timeoutShare"), o.timeoutMs(), (int) none.get("usersWithoutQuery")));
-        }
-        if (none != null && sem != null) {
-            System.out.println(String.format(Locale.ROOT, "a Semaphore(%d) in front: %,.1f q/s (%.2f x unguarded) with %,d"
-                            + " timeouts; the users wait at the semaphore instead (mean %,.0f ms, %,.1f ms in the pool)",
-                    o.pool(), (double) sem.get("throughput"), (double) sem.get("throughput") / (double) none.get("throughput"),
-                    (long) sem.get("timeouts"), (double) sem.get("waitMeanMs"), (double) sem.get("poolWaitMeanMs")));
-        }
-        Map<String, Object> mixed = atTop.get("mixed"), bulkhead = atTop.get("bulkhead");
-        if (mixed != null && bulkhead != null) {
-            System.out.println(String.format(Locale.ROOT, "fast queries next to %,d slow users (bound %,.1f q/s):"
-                            + " unguarded %,.1f q/s, %,d + %,d slow calls timed out; behind a bulkhead of %d, %,.1f q/s,"
-                            + " %,d + %,d timed out, %,d slow calls turned away", top, (double) bulkhead.get("bound"),
-                    (double) mixed.get("throughput"), (long) mixed.get("timeouts"), (long) mixed.get("slowTimeouts"),
-                    o.bulkheadPermits(), (double) bulkhead.get("throughput"), (long) bulkhead.get("timeouts"),
-                    (long) bulkhead.get("slowTimeouts"), (long) bulkhead.get("slowRejected")));
-        }
-    }
-
-    static String join(List<Integer> users) {
-        return String.join(",", users.stream().map(String::valueOf).toList());
-    }
-
-    static double round(double v, int decimals) {
-        double f = Math.pow(10, decimals);
-        return Math.round(v * f) / f;
     }
 }
 

@@ -15,6 +15,11 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Database.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Backpressure.java
+//SOURCES ../helpers/unpinned/Bounds.java
+//SOURCES ../helpers/unpinned/Published.java
 package unpinned.snippets;
 
 /*
@@ -58,12 +63,10 @@ package unpinned.snippets;
 import unpinned.ChildRun;
 import unpinned.Cli;
 import unpinned.Database;
+import unpinned.Backpressure;
+import unpinned.Experiment;
 import unpinned.ProcessStats;
-import unpinned.Profile;
 import unpinned.Protocol;
-import unpinned.Results;
-
-import com.google.gson.JsonObject;
 import com.zaxxer.hikari.HikariDataSource;
 
 import java.lang.management.ManagementFactory;
@@ -80,7 +83,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -91,21 +93,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 public class S24_ParallelWrites {
-    static final String USAGE = """
-            usage: S24_ParallelWrites [--mode virtual|fixed-leak|fixed-closed|all] [--users N] [--duration-s S]
-                                      [--warmup-s W] [--connections C] [--pool-threads P] [--max-threads T]
-              --mode M          virtual: a new virtual-thread-per-task executor per request, closed after it;
-                                fixed-leak: a new fixed pool of P platform threads per request, never shut down
-                                (as the post's code); fixed-closed: the same pool, closed after the request;
-                                all (default): the three, each in a JVM of its own
-              --users N         closed-loop users (virtual threads), 1..2,000 (default 200)
-              --duration-s S    the measured window, 0.5..60 s (default 3; full profile 5, as the post's k6 run)
-              --warmup-s W      a warm-up before it on a virtual-thread executor, 0..30 s (default 1; full 2)
-              --connections C   the HikariCP pool all inserts share, 1..1,000 (default 100, as the post)
-              --pool-threads P  threads of each per-request fixed pool, 1..1,000 (default 100, as the post)
-              --max-threads T   the guard: stop the run when the JVM has more than T live platform threads,
-                                100..30,000 (default 10,000)""";
-
     static final String ID = "s24-parallel-writes";
     static final List<String> MODES = List.of("virtual", "fixed-leak", "fixed-closed");
     static final int PARTS = 3;
@@ -127,54 +114,45 @@ public class S24_ParallelWrites {
     }
 
     public static void main(String[] args) {
-        Profile profile = Profile.announceOrExit("S24");
-        Options o = parse(profile, args);
-        if (o.mode().equals("all")) {
-            all(o);
-            return;
-        }
-        Map<String, Object> data;
-        try {
-            data = measure(o);
-        } catch (IllegalStateException | IllegalArgumentException | OutOfMemoryError e) {
-            System.err.println("S24: " + oneLine(e) + "; nothing saved");
-            System.exit(1);
-            return;
-        }
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
-        System.exit(0); // fixed-leak: its pools' threads are not daemons and never end
+        Experiment.named("S24", "three inserts in parallel per request, on an executor made for the request", ID)
+                .oneOf("--mode", "all", List.of("virtual", "fixed-leak", "fixed-closed", "all"), "virtual: a new"
+                        + " virtual-thread-per-task executor per request, closed after it; fixed-leak: a new fixed"
+                        + " pool of P platform threads per request, never shut down (as the post's code);"
+                        + " fixed-closed: the same pool, closed after the request; all: the three, each in a JVM of"
+                        + " its own")
+                .count("--users", 200, 200, 1, 2_000, "closed-loop users (virtual threads)")
+                .number("--duration-s", 3, 5, 0.5, 60, "the measured window (full: 5 s, as the post's k6 run)")
+                .number("--warmup-s", 1, 2, 0, 30, "a warm-up before it on a virtual-thread executor")
+                .count("--connections", 100, 100, 1, Database.MAX_POOL, "the HikariCP pool all inserts share")
+                .count("--pool-threads", 100, 100, 1, 1_000, "threads of each per-request fixed pool")
+                .count("--max-threads", 10_000, 10_000, 100, 30_000, "the guard: stop the run when the JVM has"
+                        + " more than T live platform threads")
+                .check(a -> Database.checkUrl())
+                .run(args, S24_ParallelWrites::measure); // ends the JVM: fixed-leak's threads are not daemons
     }
 
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S24", USAGE, args, Set.of("--mode", "--users", "--duration-s", "--warmup-s",
-                "--connections", "--pool-threads", "--max-threads"), Set.of());
+    /** --mode all: the three modes, each in a JVM of its own; else one mode in this JVM. */
+    static Object measure(Experiment.Args a) {
+        Options o = new Options(a.oneOf("--mode"), a.intCount("--users"), a.number("--duration-s"),
+                a.number("--warmup-s"), a.intCount("--connections"), a.intCount("--pool-threads"),
+                a.intCount("--max-threads"));
+        if (o.mode().equals("all")) return all(o);
         try {
-            List<String> modes = new ArrayList<>(MODES);
-            modes.add("all");
-            String mode = cli.oneOf("--mode", "all", modes);
-            int users = cli.intValue("--users", 200, 1, 2_000);
-            double duration = cli.doubleValue("--duration-s", profile.pick(3.0, 5.0), 0.5, 60);
-            double warmup = cli.doubleValue("--warmup-s", profile.pick(1.0, 2.0), 0, 30);
-            int connections = cli.intValue("--connections", 100, 1, Database.MAX_POOL);
-            int poolThreads = cli.intValue("--pool-threads", 100, 1, 1_000);
-            int maxThreads = cli.intValue("--max-threads", 10_000, 100, 30_000);
-            Database.checkUrl();
-            Results.checkDir();
-            return new Options(mode, users, duration, warmup, connections, poolThreads, maxThreads);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S24", e.getMessage());
+            return measure(o);
+        } catch (IllegalStateException | IllegalArgumentException | OutOfMemoryError e) {
+            throw new Experiment.RunFailed(oneLine(e) + "; nothing saved");
         }
     }
 
     // ---- all three, each in a JVM of its own -------------------------------------------------------------------
 
-    static void all(Options o) {
-        Map<String, JsonObject> runs = new LinkedHashMap<>();
+    static Backpressure.Writes all(Options o) {
+        Map<String, Backpressure.WriteMode> runs = new LinkedHashMap<>();
         for (String mode : MODES) {
             Protocol.progress(mode + ": in a JVM of its own");
             try {
-                runs.put(mode, ChildRun.json("S24_ParallelWrites.java", o.childArgs(mode).toArray(String[]::new)));
+                runs.put(mode, ChildRun.result(Backpressure.WriteMode.class, "S24_ParallelWrites.java",
+                        o.childArgs(mode).toArray(String[]::new)));
             } catch (IllegalStateException e) { // also CancellationException: the child was killed
                 Cli.exit("S24", "the " + mode + " run failed: " + e.getMessage().lines().findFirst().orElse(""));
             }
@@ -183,34 +161,22 @@ public class S24_ParallelWrites {
                 + " each mode in its own JVM:%n", o.users(), plain(o.durationS()), o.connections());
         System.out.printf(Locale.ROOT, "  %-13s %9s %8s %8s %9s %7s %8s %8s %9s   %s%n", "mode", "req/s", "x bound",
                 "mean ms", "p99 ms", "live", "peak", "CPU s", "heap MB", "published (req/s, live, CPU s, heap MB)");
-        for (Map.Entry<String, JsonObject> e : runs.entrySet()) {
-            JsonObject r = e.getValue();
-            double[] pub = PUBLISHED.get(e.getKey());
-            System.out.printf(Locale.ROOT, "  %-13s %,9.1f %8.2f %8.1f %9.1f %,7d %,8d %8.1f %9.1f   %s%s%n", e.getKey(),
-                    r.get("throughput").getAsDouble(), r.get("boundRatio").getAsDouble(), r.get("meanMs").getAsDouble(),
-                    r.get("p99Ms").getAsDouble(), r.get("liveThreads").getAsInt(), r.get("peakThreads").getAsInt(),
-                    r.get("processCpuSeconds").getAsDouble(), r.get("heapUsedMb").getAsDouble(),
-                    pub == null ? "" : String.format(Locale.ROOT, "%,.0f, %,.0f, %.1f, %,.0f", pub[0], pub[1], pub[2],
-                            pub[3]),
-                    r.get("stoppedByGuard").getAsBoolean() ? "  (stopped by the thread guard)" : "");
+        for (Backpressure.WriteMode r : runs.values()) {
+            double[] pub = PUBLISHED.get(r.mode());
+            System.out.printf(Locale.ROOT, "  %-13s %,9.1f %8.2f %8.1f %9.1f %,7d %,8d %8.1f %9.1f   %s%s%n", r.mode(),
+                    r.throughput(), r.boundRatio(), r.meanMs(), r.p99Ms(), r.liveThreads(), r.peakThreads(),
+                    r.processCpuSeconds(), r.heapUsedMb(), pub == null ? "" : String.format(Locale.ROOT,
+                            "%,.0f, %,.0f, %.1f, %,.0f", pub[0], pub[1], pub[2], pub[3]),
+                    r.stoppedByGuard() ? "  (stopped by the thread guard)" : "");
         }
-        JsonObject virtual = runs.get("virtual"), leak = runs.get("fixed-leak"), closed = runs.get("fixed-closed");
-        double throughputRatio = virtual.get("throughput").getAsDouble() / leak.get("throughput").getAsDouble();
-        double threadsRatio = leak.get("liveThreads").getAsDouble() / virtual.get("liveThreads").getAsDouble();
+        Backpressure.WriteMode virtual = runs.get("virtual"), leak = runs.get("fixed-leak");
+        double throughputRatio = virtual.throughput() / leak.throughput();
+        double threadsRatio = (double) leak.liveThreads() / virtual.liveThreads();
         System.out.printf(Locale.ROOT, "  virtual / fixed-leak: %.2f x the throughput (post: %.2f); fixed-leak /"
                         + " virtual: %.0f x the live threads (post: %.0f); fixed-closed ends with %d live threads%n",
-                throughputRatio, 210 / 156.0, threadsRatio, 2_981 / 38.0, closed.get("liveThreads").getAsInt());
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("users", o.users());
-        data.put("durationS", o.durationS());
-        data.put("connections", o.connections());
-        data.put("poolThreads", o.poolThreads());
-        data.put("modes", runs);
-        data.put("throughputRatio", round(throughputRatio, 4));
-        data.put("liveThreadsRatio", round(threadsRatio, 2));
-        data.put("javaVersion", System.getProperty("java.version"));
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
+                throughputRatio, 210 / 156.0, threadsRatio, 2_981 / 38.0, runs.get("fixed-closed").liveThreads());
+        return new Backpressure.Writes(o.users(), o.durationS(), o.connections(), o.poolThreads(), runs,
+                round(throughputRatio, 4), round(threadsRatio, 2), System.getProperty("java.version"));
     }
 
     // ---- one mode in this JVM ----------------------------------------------------------------------------------
@@ -270,7 +236,7 @@ public class S24_ParallelWrites {
         }
     }
 
-    static Map<String, Object> measure(Options o) {
+    static Backpressure.WriteMode measure(Options o) {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         System.out.printf(Locale.ROOT, "S24: mode %s, %d users, 3 parallel inserts per request, pool of %d"
                 + " connections; JDK %s, %d cores%n", o.mode(), o.users(), o.connections(), Runtime.version(),
@@ -288,7 +254,7 @@ public class S24_ParallelWrites {
     }
 
     /** The measurement proper, on this run's table. */
-    static Map<String, Object> measure(Options o, Database db, HikariDataSource pool, ThreadMXBean threads) {
+    static Backpressure.WriteMode measure(Options o, Database db, HikariDataSource pool, ThreadMXBean threads) {
         long serverPid = db.serverPid().orElse(-1);
         double insertMs = singleInsertMs(pool);
         System.out.printf(Locale.ROOT, "one insert alone, on one connection: %.3f ms%n", insertMs);
@@ -319,7 +285,7 @@ public class S24_ParallelWrites {
                 heapMb, rows);
     }
 
-    static Map<String, Object> report(Options o, Database db, double insertMs, Load load, int baselineThreads,
+    static Backpressure.WriteMode report(Options o, Database db, double insertMs, Load load, int baselineThreads,
                                       int live, int peak, double processCpu, double runCpu, double heapMb, long rows) {
         long[] lat = load.latenciesNanos().clone();
         Arrays.sort(lat);
@@ -348,41 +314,14 @@ public class S24_ParallelWrites {
                 cores, otherCores, cpuPerRequestMs, load.cpuSeconds() / load.completed() * 1_000,
                 load.serverCpuSeconds() < 0 ? "not measured" : String.format(Locale.ROOT, "%.3f",
                         load.serverCpuSeconds() / load.completed() * 1_000), cpuBound, throughput / bound);
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("mode", o.mode());
-        data.put("users", o.users());
-        data.put("durationS", o.durationS());
-        data.put("measuredSeconds", round(load.seconds(), 3));
-        data.put("connections", o.connections());
-        data.put("poolThreads", o.poolThreads());
-        data.put("database", db.kind());
-        data.put("databaseVersion", db.version());
-        data.put("insertMs", round(insertMs, 4));
-        data.put("requests", load.completed());
-        data.put("requestsStarted", load.started());
-        data.put("errors", load.errors());
-        data.put("rowsWritten", rows);
-        data.put("throughput", round(throughput, 2));
-        data.put("meanMs", round(mean, 3));
-        data.put("p99Ms", round(p99, 3));
-        data.put("baselineThreads", baselineThreads);
-        data.put("liveThreads", live);
-        data.put("peakThreads", peak);
-        data.put("stoppedByGuard", load.stoppedBy() != null);
-        data.put("stoppedBy", load.stoppedBy() == null ? "" : load.stoppedBy());
-        data.put("processCpuSeconds", round(processCpu, 2));
-        data.put("runCpuSeconds", round(runCpu, 2));
-        data.put("heapUsedMb", round(heapMb, 1));
-        data.put("cpuMsPerRequest", round(cpuPerRequestMs, 4));
-        data.put("serverCpuMsPerRequest", load.serverCpuSeconds() < 0 ? -1
-                : round(load.serverCpuSeconds() / load.completed() * 1_000, 4));
-        data.put("otherCores", round(otherCores, 3));
-        data.put("connectionBound", round(connectionBound, 1));
-        data.put("cpuBound", round(cpuBound, 1));
-        data.put("bound", round(bound, 1));
-        data.put("boundRatio", round(throughput / bound, 4));
-        data.put("javaVersion", System.getProperty("java.version"));
-        return data;
+        return new Backpressure.WriteMode(o.mode(), o.users(), o.durationS(), round(load.seconds(), 3),
+                o.connections(), o.poolThreads(), db.kind(), db.version(), round(insertMs, 4), load.completed(),
+                load.started(), load.errors(), rows, round(throughput, 2), round(mean, 3), round(p99, 3),
+                baselineThreads, live, peak, load.stoppedBy() != null, load.stoppedBy() == null ? "" : load.stoppedBy(),
+                round(processCpu, 2), round(runCpu, 2), round(heapMb, 1), round(cpuPerRequestMs, 4),
+                load.serverCpuSeconds() < 0 ? -1 : round(load.serverCpuSeconds() / load.completed() * 1_000, 4),
+                round(otherCores, 3), round(connectionBound, 1), round(cpuBound, 1), round(bound, 1),
+                round(throughput / bound, 4), System.getProperty("java.version"));
     }
 
     /**

@@ -12,6 +12,13 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Database.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Backpressure.java
+//SOURCES ../helpers/unpinned/Bounds.java
+//SOURCES ../helpers/unpinned/ChildRun.java
+//SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/Published.java
 package unpinned.snippets;
 
 /*
@@ -53,11 +60,10 @@ package unpinned.snippets;
  * interruptible Java sleep; your own with UNPINNED_DB_URL). Results go to results/s25-structured-fanout/.
  */
 
-import unpinned.Cli;
+import unpinned.Backpressure;
 import unpinned.Database;
-import unpinned.Profile;
+import unpinned.Experiment;
 import unpinned.Protocol;
-import unpinned.Results;
 
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -74,7 +80,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -89,16 +94,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 public class S25_StructuredFanOut {
-    static final String USAGE = """
-            usage: S25_StructuredFanOut [--impl structured|futures|futures-cancel|all] [--slow-ms S] [--repeat R]
-              --impl I      structured: StructuredTaskScope (JDK 25 preview); futures: CompletableFuture.allOf as
-                            the post; futures-cancel: the futures, cancel(true)-ed on the first failure;
-                            all (default): the three in turn
-              --slow-ms S   how long each slow sibling's pg_sleep lasts before its insert, 100..10,000 ms
-                            (default 1,000; full profile 2,000)
-              --repeat R    requests per implementation, 1..20 (default 2; full profile 5)
-              --jdk course  the course JDK (the only choice: the API is JDK 25's preview; 21 is refused)""";
-
     static final String ID = "s25-structured-fanout";
     static final List<String> IMPLS = List.of("structured", "futures", "futures-cancel");
     static final String NEEDS_25 = "needs JDK 25 exactly: StructuredTaskScope is a preview API whose shape changes"
@@ -106,13 +101,12 @@ public class S25_StructuredFanOut {
             + " scope.join().throwIfFailed(); JDK 25: StructuredTaskScope.open() with Joiners, which this snippet"
             + " uses; JDK 26 changes the Joiners again), and classes compiled with --enable-preview run only on the"
             + " JDK that compiled them; run it on the course JDK 25";
+    static final String ONLY_COURSE = "the structured fan-out needs JDK 25's preview API, so 21 is refused";
     /** This run's own table: another run against the same database uses one of its own. */
     static final String TABLE = Database.runTable("s25_rows");
     static final String INSERT = "INSERT INTO " + TABLE + " (id, request_id, part) VALUES (?, ?, ?)";
     /** The key every request's failing insert tries to take: a row with it is there before any request. */
     static final long TAKEN_ID = 1;
-
-    record Options(List<String> impls, int slowMs, int repeat) {}
 
     /** What one sibling did, in its own words: its fate and when it ended, in ms from the request's start. */
     static final class Fate {
@@ -143,78 +137,54 @@ public class S25_StructuredFanOut {
     record Request(double elapsedMs, String error, List<String> fatesAtAnswer, List<Fate> fates, List<String> states,
                    long rows) {}
 
-    public static void main(String[] args) throws InterruptedException {
-        Profile profile = Profile.announceOrExit("S25");
-        Options o = parse(profile, args);
-        if (Runtime.version().feature() != 25) Cli.exit("S25", NEEDS_25); // (other JDKs cannot load these classes)
-        Map<String, Object> data;
-        try {
-            data = run(o);
-        } catch (IllegalStateException | IllegalArgumentException e) {
-            System.err.println("S25: " + oneLine(e) + "; nothing saved");
-            System.exit(1);
-            return;
-        }
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
+    public static void main(String[] args) {
+        Experiment.named("S25", "one of three inserts fails: who stops the other two?", ID)
+                .oneOf("--impl", "all", List.of("structured", "futures", "futures-cancel", "all"), "structured:"
+                        + " StructuredTaskScope (JDK 25 preview); futures: CompletableFuture.allOf as the post;"
+                        + " futures-cancel: the futures, cancel(true)-ed on the first failure; all: the three in turn")
+                .count("--slow-ms", 1_000, 2_000, 100, 10_000, "how long each slow sibling's pg_sleep lasts before"
+                        + " its insert, in ms")
+                .count("--repeat", 2, 5, 1, 20, "requests per implementation")
+                .text("--jdk", "course", "the course JDK (the only choice: " + ONLY_COURSE + ")")
+                .check(Backpressure.courseJdk25(true, NEEDS_25, ONLY_COURSE)) // other JDKs can't load these classes
+                .check(a -> Database.checkUrl())
+                .run(args, S25_StructuredFanOut::measure);
     }
 
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S25", USAGE, args, Set.of("--impl", "--slow-ms", "--repeat", "--jdk"), Set.of());
-        try {
-            String jdk = cli.value("--jdk", "course").strip();
-            if (jdk.equals("21")) throw new IllegalArgumentException(NEEDS_25);
-            if (!jdk.equals("course")) {
-                throw new IllegalArgumentException("--jdk must be course (the structured fan-out needs JDK 25's"
-                        + " preview API, so 21 is refused); got '" + jdk + "'");
-            }
-            List<String> allowed = new ArrayList<>(IMPLS);
-            allowed.add("all");
-            String impl = cli.oneOf("--impl", "all", allowed);
-            int slowMs = cli.intValue("--slow-ms", profile.pick(1_000, 2_000), 100, 10_000);
-            int repeat = cli.intValue("--repeat", profile.pick(2, 5), 1, 20);
-            Database.checkUrl();
-            Results.checkDir();
-            return new Options(impl.equals("all") ? IMPLS : List.of(impl), slowMs, repeat);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S25", e.getMessage());
-        }
-    }
-
-    static Map<String, Object> run(Options o) throws InterruptedException {
+    /** Each implementation: a warm-up request, then --repeat requests, each counted after its siblings ended. */
+    static Backpressure.FanOut measure(Experiment.Args a) throws InterruptedException {
+        String impl = a.oneOf("--impl");
+        List<String> impls = impl.equals("all") ? IMPLS : List.of(impl);
+        int slowMs = a.intCount("--slow-ms"), repeat = a.intCount("--repeat");
         System.out.printf(Locale.ROOT, "S25: 3 inserts per request, one fails at once, two sleep %,d ms first;"
-                + " %d request(s) per implementation; JDK %s%n", o.slowMs(), o.repeat(), Runtime.version());
-        Map<String, Object> data = new LinkedHashMap<>();
+                + " %d request(s) per implementation; JDK %s%n", slowMs, repeat, Runtime.version());
         try (Database db = Database.start(System.out);
              ExecutorService shared = Executors.newVirtualThreadPerTaskExecutor()) { // futures-cancel's executor
             System.out.println("database: " + db.kind() + ", " + db.version());
             HikariDataSource pool = db.pool("s25", 12, Duration.ofSeconds(5));
-            Map<String, Object> impls = new LinkedHashMap<>();
+            Map<String, Backpressure.FanOutImpl> results = new LinkedHashMap<>();
             try {
                 createTable(pool);
                 AtomicLong ids = new AtomicLong(1_000), requestIds = new AtomicLong();
                 warmUp(pool, ids);
-                for (String impl : o.impls()) {
-                    Protocol.progress(impl + ": a warm-up request (100 ms sleeps, not counted)");
-                    request(impl, 100, pool, shared, ids, requestIds.incrementAndGet()); // class loading, the JIT
+                for (String i : impls) {
+                    Protocol.progress(i + ": a warm-up request (100 ms sleeps, not counted)");
+                    request(i, 100, pool, shared, ids, requestIds.incrementAndGet()); // class loading, the JIT
                     List<Request> requests = new ArrayList<>();
-                    for (int i = 0; i < o.repeat(); i++) {
-                        Protocol.progress(String.format(Locale.ROOT, "%s: request %d of %d", impl, i + 1, o.repeat()));
-                        requests.add(request(impl, o.slowMs(), pool, shared, ids, requestIds.incrementAndGet()));
+                    for (int r = 0; r < repeat; r++) {
+                        Protocol.progress(String.format(Locale.ROOT, "%s: request %d of %d", i, r + 1, repeat));
+                        requests.add(request(i, slowMs, pool, shared, ids, requestIds.incrementAndGet()));
                     }
-                    impls.put(impl, summarise(impl, o.slowMs(), requests));
+                    results.put(i, summarise(i, slowMs, requests));
                 }
+            } catch (IllegalStateException | IllegalArgumentException e) {
+                throw new Experiment.RunFailed(oneLine(e) + "; nothing saved");
             } finally {
                 Database.dropTable(pool, TABLE);
             }
-            data.put("slowMs", o.slowMs());
-            data.put("repeat", o.repeat());
-            data.put("database", db.kind());
-            data.put("databaseVersion", db.version());
-            data.put("impls", impls);
-            data.put("javaVersion", System.getProperty("java.version"));
+            return new Backpressure.FanOut(slowMs, repeat, db.kind(), db.version(), results,
+                    System.getProperty("java.version"));
         }
-        return data;
     }
 
     // ---- the three implementations of one request --------------------------------------------------------------
@@ -449,7 +419,7 @@ public class S25_StructuredFanOut {
         }
     }
 
-    static Map<String, Object> summarise(String impl, int slowMs, List<Request> requests) {
+    static Backpressure.FanOutImpl summarise(String impl, int slowMs, List<Request> requests) {
         double[] elapsed = requests.stream().mapToDouble(Request::elapsedMs).sorted().toArray();
         double median = elapsed[elapsed.length / 2];
         long rows = requests.stream().mapToLong(Request::rows).sum();
@@ -472,20 +442,9 @@ public class S25_StructuredFanOut {
                 median / slowMs, slowMs, rows, 2 * requests.size(), fatesAtAnswer, detail, siblingEndMax,
                 last.states().isEmpty() ? "" : "; subtask states " + last.states());
         System.out.println("                error: " + last.error());
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("elapsedMs", round(median, 2));
-        m.put("elapsedMsAll", Arrays.stream(elapsed).map(v -> round(v, 2)).toArray());
-        m.put("elapsedOverSleep", round(median / slowMs, 4));
-        m.put("requests", requests.size());
-        m.put("siblingRowsWritten", rows);
-        m.put("siblingRowsPossible", 2L * requests.size());
-        m.put("siblingFatesAtAnswer", fatesAtAnswer);
-        m.put("siblingFates", fates);
-        m.put("siblingFatesDetail", detail);
-        m.put("siblingLastEndMs", round(siblingEndMax, 1));
-        m.put("subtaskStates", last.states());
-        m.put("error", last.error());
-        return m;
+        return new Backpressure.FanOutImpl(round(median, 2), Arrays.stream(elapsed).map(v -> round(v, 2)).boxed()
+                .toList(), round(median / slowMs, 4), requests.size(), (int) rows, 2 * requests.size(),
+                fatesAtAnswer, fates, detail, round(siblingEndMax, 1), last.states(), last.error());
     }
 
     static String oneLine(Throwable e) {

@@ -13,6 +13,12 @@
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Backpressure.java
+//SOURCES ../helpers/unpinned/Bounds.java
+//SOURCES ../helpers/unpinned/Published.java
+//SOURCES ../helpers/unpinned/ParkedThreads.java
 package unpinned.snippets;
 
 /*
@@ -50,13 +56,18 @@ package unpinned.snippets;
  * start and while all N are parked. Results go to results/s26-scoped-values/.
  */
 
+import unpinned.Backpressure;
 import unpinned.ChildRun;
 import unpinned.Cli;
-import unpinned.Profile;
+import unpinned.Experiment;
+import unpinned.ParkedThreads;
 import unpinned.Protocol;
-import unpinned.Results;
 
-import com.google.gson.JsonObject;
+import static unpinned.ParkedThreads.checkFailure;
+import static unpinned.ParkedThreads.parkUntilReleased;
+import static unpinned.ParkedThreads.releaseAndJoin;
+import static unpinned.ParkedThreads.settledHeap;
+import static unpinned.ParkedThreads.startAndPark;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
@@ -64,36 +75,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 public class S26_ScopedValues {
-    static final String USAGE = """
-            usage: S26_ScopedValues [--mode threadlocal|scopedvalue|none|both] [--threads N] [--value-bytes B]
-              --mode M         threadlocal: each virtual thread builds its own copy of the value in a ThreadLocal;
-                               scopedvalue: one immutable value, built once, bound by each thread in a ScopedValue;
-                               none: the control, threads that touch no value (what a parked thread costs);
-                               both (default): threadlocal and scopedvalue, then the control, each in a JVM of
-                               its own, side by side
-              --threads N      virtual threads alive at once, each parked after touching the value,
-                               1..2,000,000 (default 100,000; full profile 1,000,000)
-              --value-bytes B  size of the value's table, 0..65,536 bytes (default 1,024: a formatter's tables,
-                               a scratch buffer)
-              --jdk course     the course JDK (the only choice: ScopedValue is final since JDK 25)""";
-
     static final String ID = "s26-scoped-values";
     static final List<String> MODES = List.of("threadlocal", "scopedvalue", "none", "both");
     static final int MAX_THREADS = 2_000_000, MAX_VALUE_BYTES = 65_536;
     static final String NEEDS_25 = "needs JDK 25+: ScopedValue is final since JDK 25 (JEP 506); in JDK 21-24 it is"
             + " only a preview API (--enable-preview, and its API changed between previews), so this snippet is"
             + " compiled for Java 25 and JDK 21 cannot run it; run it on the course JDK (JDK 25+)";
+    static final String ONLY_COURSE = "ScopedValue is final since JDK 25, so 21 is refused";
     /** A parked virtual thread that went a few frames deep (thread-cost measures ~1 KB), with head-room. */
     static final long ESTIMATE_THREAD_BYTES = 1_400;
     /** A thread's ThreadLocalMap (the map, its 16-slot table, one entry) and the value's holder and array headers. */
     static final long ESTIMATE_COPY_OVERHEAD_BYTES = 250;
-    static final Duration BUDGET = Duration.ofMinutes(5);
 
     /**
      * What the threads need: a formatter with its lookup table, about {@code valueBytes} of heap. Built afresh by
@@ -118,51 +112,37 @@ public class S26_ScopedValues {
     /** The shared value: bound by each thread for the extent of its work, to the one object built in main. */
     static final ScopedValue<Formatter> SHARED = ScopedValue.newInstance();
 
-    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
     static volatile int sink;
 
     record Options(String mode, int threads, int valueBytes) {}
 
-    public static void main(String[] args) throws InterruptedException {
-        if (Runtime.version().feature() < 25) Cli.exit("S26", NEEDS_25); // (a JDK < 25 cannot load these classes)
-        Profile profile = Profile.announceOrExit("S26");
-        Options o = parse(profile, args);
+    public static void main(String[] args) {
+        Experiment.named("S26", "heap of N parked virtual threads: a ThreadLocal copy each vs one ScopedValue", ID)
+                .oneOf("--mode", "both", MODES, "threadlocal: each virtual thread builds its own copy of the value in"
+                        + " a ThreadLocal; scopedvalue: one immutable value, built once, bound by each thread in a"
+                        + " ScopedValue; none: the control, threads that touch no value (what a parked thread"
+                        + " costs); both: threadlocal and scopedvalue, then the control, each in a JVM of its own")
+                .count("--threads", 100_000, 1_000_000, 1, MAX_THREADS, "virtual threads alive at once, each"
+                        + " parked after touching the value")
+                .count("--value-bytes", 1_024, 1_024, 0, MAX_VALUE_BYTES, "size of the value's table in bytes (a"
+                        + " formatter's tables, a scratch buffer)")
+                .text("--jdk", "course", "the course JDK (the only choice: " + ONLY_COURSE + ")")
+                .check(Backpressure.courseJdk25(false, NEEDS_25, ONLY_COURSE)) // a JDK < 25 can't load these classes
+                .check(a -> checkHeap(a.oneOf("--mode"), a.intCount("--threads"), a.intCount("--value-bytes")))
+                .run(args, S26_ScopedValues::measure);
+    }
+
+    /** --mode both: the three modes, each in a JVM of its own, compared; else one mode in this JVM. */
+    static Object measure(Experiment.Args a) throws InterruptedException {
+        Options o = new Options(a.oneOf("--mode"), a.intCount("--threads"), a.intCount("--value-bytes"));
         System.out.printf(Locale.ROOT, "S26: %,d virtual threads alive at once, value %,d B, mode %s; heap max %,d MB;"
                         + " JDK %s%n", o.threads(), o.valueBytes(), o.mode(), Runtime.getRuntime().maxMemory() >> 20,
                 Runtime.version());
-        if (o.mode().equals("both")) {
-            both(o);
-            return;
-        }
-        Map<String, Object> data;
+        if (o.mode().equals("both")) return both(o);
         try {
-            data = measure(o);
+            return measure(o);
         } catch (IllegalStateException | OutOfMemoryError e) { // the threads were released; nothing is saved
-            System.err.println("S26: " + e.getMessage() + "; nothing saved");
-            System.exit(1);
-            return;
-        }
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
-    }
-
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S26", USAGE, args, Set.of("--mode", "--threads", "--value-bytes", "--jdk"), Set.of());
-        try {
-            String jdk = cli.value("--jdk", "course").strip();
-            if (jdk.equals("21")) throw new IllegalArgumentException(NEEDS_25);
-            if (!jdk.equals("course")) {
-                throw new IllegalArgumentException("--jdk must be course (ScopedValue is final since JDK 25, so 21 is"
-                        + " refused); got '" + jdk + "'");
-            }
-            String mode = cli.oneOf("--mode", "both", MODES);
-            int threads = cli.intValue("--threads", profile.pick(100_000, 1_000_000), 1, MAX_THREADS);
-            int bytes = cli.intValue("--value-bytes", 1_024, 0, MAX_VALUE_BYTES);
-            checkHeap(mode, threads, bytes);
-            Results.checkDir();
-            return new Options(mode, threads, bytes);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S26", e.getMessage());
+            throw new Experiment.RunFailed(e.getMessage() + "; nothing saved");
         }
     }
 
@@ -200,59 +180,44 @@ public class S26_ScopedValues {
 
     // ---- both modes, each in a JVM of its own -------------------------------------------------------------------
 
-    static void both(Options o) {
-        Map<String, JsonObject> runs = new LinkedHashMap<>();
+    static Backpressure.Scoped both(Options o) {
+        Map<String, Backpressure.HeapRun> runs = new LinkedHashMap<>();
         for (String mode : List.of("threadlocal", "scopedvalue", "none")) {
             Protocol.progress(mode + ": in a JVM of its own");
             try {
-                runs.put(mode, ChildRun.json("S26_ScopedValues.java", "--mode", mode, "--threads",
-                        String.valueOf(o.threads()), "--value-bytes", String.valueOf(o.valueBytes())));
+                runs.put(mode, ChildRun.result(Backpressure.HeapRun.class, "S26_ScopedValues.java", "--mode", mode,
+                        "--threads", String.valueOf(o.threads()), "--value-bytes", String.valueOf(o.valueBytes())));
             } catch (IllegalStateException e) { // also CancellationException: the child was killed
                 Cli.exit("S26", "the " + mode + " run failed: " + e.getMessage().lines().findFirst().orElse(""));
             }
         }
-        JsonObject tl = runs.get("threadlocal"), sv = runs.get("scopedvalue"), none = runs.get("none");
-        double tlHeap = tl.get("heapUsedMb").getAsDouble(), svHeap = sv.get("heapUsedMb").getAsDouble();
-        long tlPer = tl.get("bytesPerThread").getAsLong(), svPer = sv.get("bytesPerThread").getAsLong();
-        long threadPer = none.get("bytesPerThread").getAsLong();
-        double ratio = svHeap / tlHeap;
-        long copyBytes = tlPer - threadPer, bindingBytes = svPer - threadPer;
+        Backpressure.HeapRun tl = runs.get("threadlocal"), sv = runs.get("scopedvalue"), none = runs.get("none");
+        double ratio = sv.heapUsedMb() / tl.heapUsedMb();
+        long copyBytes = tl.bytesPerThread() - none.bytesPerThread(), bindingBytes = sv.bytesPerThread()
+                - none.bytesPerThread();
         long copyBound = align(o.valueBytes()) + 16; // the table and its holder: each copy is at least this
         double valueRatio = copyBytes > 0 ? bindingBytes / (double) copyBytes : Double.NaN;
         System.out.printf(Locale.ROOT, "%,d virtual threads alive, value %,d B, each mode in its own JVM:%n",
                 o.threads(), o.valueBytes());
-        System.out.printf(Locale.ROOT, "  threadlocal  %,9.1f MB of heap, %,6d B per thread%n", tlHeap, tlPer);
+        System.out.printf(Locale.ROOT, "  threadlocal  %,9.1f MB of heap, %,6d B per thread%n", tl.heapUsedMb(),
+                tl.bytesPerThread());
         System.out.printf(Locale.ROOT, "  scopedvalue  %,9.1f MB of heap, %,6d B per thread  (%.2f x the ThreadLocal"
-                + " heap)%n", svHeap, svPer, ratio);
+                + " heap)%n", sv.heapUsedMb(), sv.bytesPerThread(), ratio);
         System.out.printf(Locale.ROOT, "  none         %,9.1f MB of heap, %,6d B per thread  (the control: the parked"
-                + " thread itself)%n", none.get("heapUsedMb").getAsDouble(), threadPer);
+                + " thread itself)%n", none.heapUsedMb(), none.bytesPerThread());
         System.out.printf(Locale.ROOT, "  over the control: each ThreadLocal copy %,d B (%.2f x its own %,d B: the"
                         + " table and its holder; the rest is the thread's ThreadLocalMap), each ScopedValue binding"
                         + " %,d B (%.2f x the copy)%n", copyBytes, copyBytes / (double) copyBound, copyBound,
                 bindingBytes, valueRatio);
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("threads", o.threads());
-        data.put("valueBytes", o.valueBytes());
-        data.put("threadlocal", Map.of("heapUsedMb", tlHeap, "bytesPerThread", tlPer));
-        data.put("scopedvalue", Map.of("heapUsedMb", svHeap, "bytesPerThread", svPer));
-        data.put("none", Map.of("heapUsedMb", none.get("heapUsedMb").getAsDouble(), "bytesPerThread", threadPer));
-        data.put("ratio", round(ratio, 4));
-        data.put("copyBytesPerThread", copyBytes);
-        data.put("bindingBytesPerThread", bindingBytes);
-        data.put("bindingOverCopy", round(valueRatio, 4));
-        data.put("copyBoundBytes", copyBound);
-        data.put("runs", runs);
-        data.put("javaVersion", System.getProperty("java.version"));
-        Protocol.result(data);
-        System.out.println("saved " + Results.save(ID, data));
+        return new Backpressure.Scoped(o.threads(), o.valueBytes(), tl.heap(), sv.heap(), none.heap(),
+                round(ratio, 4), copyBytes, bindingBytes, round(valueRatio, 4), copyBound, runs,
+                System.getProperty("java.version"));
     }
 
     // ---- one mode in this JVM -----------------------------------------------------------------------------------
 
-    record Round(Thread[] threads, int started, CountDownLatch release, double startSeconds) {}
-
-    static Map<String, Object> measure(Options o) throws InterruptedException {
-        long deadline = System.nanoTime() + BUDGET.toNanos();
+    static Backpressure.HeapRun measure(Options o) throws InterruptedException {
+        long deadline = System.nanoTime() + ParkedThreads.BUDGET.toNanos();
         valueBytes = o.valueBytes();
         Formatter shared = Formatter.build(o.valueBytes()); // scopedvalue: the one copy (built before the baseline)
         Runnable task = task(o.mode(), shared);
@@ -267,7 +232,7 @@ public class S26_ScopedValues {
         Thread[] threads = new Thread[o.threads()]; // allocated before the baseline: not the threads' cost
         Protocol.progress("baseline: full GCs");
         long before = settledHeap();
-        Round round = null;
+        ParkedThreads.Round round = null;
         long after;
         try {
             round = startAndPark(task, threads, deadline);
@@ -284,19 +249,9 @@ public class S26_ScopedValues {
         System.out.printf(Locale.ROOT, "%s: %,d virtual threads started and parked in %.3f s; heap %,.1f -> %,.1f MB:"
                         + " %,.1f MB for the threads, %,d B per thread; released and joined in %.3f s%n", o.mode(),
                 o.threads(), round.startSeconds(), before / 1e6, after / 1e6, heapMb, perThread, releaseSeconds);
-        Map<String, Object> data = new LinkedHashMap<>();
-        data.put("mode", o.mode());
-        data.put("threads", o.threads());
-        data.put("valueBytes", o.valueBytes());
-        data.put("heapUsedMb", round(heapMb, 3));
-        data.put("bytesPerThread", perThread);
-        data.put("heapBeforeBytes", before);
-        data.put("heapAfterBytes", after);
-        data.put("startSeconds", round(round.startSeconds(), 4));
-        data.put("maxHeapMb", Runtime.getRuntime().maxMemory() >> 20);
-        data.put("liveThreads", ManagementFactory.getThreadMXBean().getThreadCount());
-        data.put("javaVersion", System.getProperty("java.version"));
-        return data;
+        return new Backpressure.HeapRun(o.mode(), o.threads(), o.valueBytes(), round(heapMb, 3), perThread, before,
+                after, round(round.startSeconds(), 4), Runtime.getRuntime().maxMemory() >> 20,
+                ManagementFactory.getThreadMXBean().getThreadCount(), System.getProperty("java.version"));
     }
 
     /** What each virtual thread runs: touch the value, count down, park until released. */
@@ -315,97 +270,6 @@ public class S26_ScopedValues {
             case "none" -> () -> parkUntilReleased(); // the control: what the parked thread itself costs
             default -> throw new IllegalArgumentException("no mode " + mode);
         };
-    }
-
-    static CountDownLatch parked, release;
-
-    static void parkUntilReleased() {
-        CountDownLatch p = parked, r = release;
-        boolean arrived = false;
-        try {
-            p.countDown();
-            arrived = true;
-            r.await();
-        } catch (InterruptedException e) { // the run is void: main sees it and ends the run
-            FAILURE.compareAndSet(null, e);
-        } catch (Throwable e) {
-            FAILURE.compareAndSet(null, e);
-        } finally {
-            if (!arrived) p.countDown();
-        }
-    }
-
-    /** Starts every thread of the array and returns once all have parked (after touching the value). */
-    static Round startAndPark(Runnable task, Thread[] threads, long deadline) throws InterruptedException {
-        int n = threads.length;
-        parked = new CountDownLatch(n);
-        release = new CountDownLatch(1);
-        CountDownLatch r = release;
-        Thread.Builder builder = Thread.ofVirtual();
-        int started = 0;
-        long t0 = System.nanoTime();
-        try {
-            for (int i = 0; i < n; i++) {
-                if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted while starting");
-                threads[i] = builder.start(task);
-                started++;
-                if (n >= 100_000 && (i + 1) % (n / 4) == 0 && i + 1 < n) {
-                    Protocol.progress(String.format(Locale.ROOT, "started %,d of %,d", i + 1, n));
-                }
-            }
-            if (!parked.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
-                throw new IllegalStateException(String.format(Locale.ROOT, "only %,d of %,d threads parked within %d"
-                        + " minutes", n - parked.getCount(), n, BUDGET.toMinutes()));
-            }
-            double seconds = (System.nanoTime() - t0) / 1e9;
-            checkFailure("before all had parked");
-            // The latch counts down just before await(): wait until each one is parked (unmounted).
-            for (Thread t : threads) {
-                while (t.getState() != Thread.State.WAITING) {
-                    checkFailure("before all had parked");
-                    if (remaining(deadline) <= 0) throw new IllegalStateException("threads did not park in time");
-                    Thread.sleep(1);
-                }
-            }
-            return new Round(threads, n, r, seconds);
-        } catch (InterruptedException | RuntimeException | OutOfMemoryError e) {
-            r.countDown(); // release what was started before giving up
-            for (int i = 0; i < started; i++) threads[i].join(Duration.ofSeconds(1));
-            throw e;
-        }
-    }
-
-    /** Releases the round's threads and joins them; returns the seconds that took. */
-    static double releaseAndJoin(Round round, long deadline) throws InterruptedException {
-        long t0 = System.nanoTime();
-        round.release().countDown();
-        for (int i = 0; i < round.started(); i++) {
-            if (!round.threads()[i].join(Duration.ofNanos(Math.max(1, remaining(deadline))))) {
-                throw new IllegalStateException("threads did not end within the time budget after they were released");
-            }
-        }
-        checkFailure("after they were released");
-        return (System.nanoTime() - t0) / 1e9;
-    }
-
-    static void checkFailure(String when) {
-        Throwable e = FAILURE.get();
-        if (e == null) return;
-        String hint = e instanceof OutOfMemoryError ? "; use fewer --threads or a smaller --value-bytes" : "";
-        throw new IllegalStateException("a thread failed " + when + ": " + e + hint);
-    }
-
-    static long remaining(long deadline) {
-        return deadline - System.nanoTime();
-    }
-
-    /** Heap used after a few full GCs, so it counts live objects only. */
-    static long settledHeap() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
-        }
-        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
 
     static double round(double v, int decimals) {
