@@ -58,7 +58,7 @@ def _stdout(nb) -> str:
 
 
 def machine_line(text: str) -> tuple[str | None, str | None]:
-    """(machine, profile) from what a notebook's set-up cell printed (Course.setup(): "Profile: quick (...)" and
+    """(machine, profile) from what a notebook's set-up cell printed (Session.setup(): "Profile: quick (...)" and
     "Machine: JDK 25.0.3+9-LTS, 2 cores (AMD EPYC), Linux 6.8 amd64, profile quick"); None where it is missing."""
     m = _MACHINE.search(text)
     p = _PROFILE.search(text)

@@ -55,7 +55,7 @@ class CourseTest {
         Profile p;
         try {
             System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-            p = Course.setup();
+            p = Session.setup();
         } finally {
             System.setOut(saved);
         }

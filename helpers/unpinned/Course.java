@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Where the course lives and the first thing every notebook runs. Notebooks and snippets
- * start in different folders, so paths are resolved from the course folder, never from cwd.
+ * Where the course lives. Notebooks and snippets start in different folders, so paths are resolved from the
+ * course folder, never from cwd. (The first thing every notebook runs is {@link Session#setup()}.)
  */
 public final class Course {
     public static final String HOME_ENV = "UNPINNED_HOME";
@@ -52,18 +52,6 @@ public final class Course {
     /** The course's JBang launcher, which always runs on the course JDK. */
     public static Path jbang() {
         return home().resolve("tools").resolve("jbang");
-    }
-
-    /**
-     * Checks the JDK, prints the profile banner and the machine summary, and returns the
-     * profile: the first cell of every notebook, so a wrong set-up fails before any measurement.
-     */
-    public static Profile setup() {
-        requireJdk(Runtime.version().feature());
-        Profile p = Profile.announce();
-        Results.checkDir(); // a results folder inside data/ is refused now, not after a measurement
-        System.out.println("Machine: " + Machine.summary());
-        return p;
     }
 
     static void requireJdk(int feature) {
