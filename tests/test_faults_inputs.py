@@ -91,6 +91,7 @@ SHARED_DATABASE = """\
 //SOURCES {helpers}/Cli.java
 //SOURCES {helpers}/Course.java
 //SOURCES {helpers}/Results.java
+//SOURCES {helpers}/Measurement.java
 //SOURCES {helpers}/Machine.java
 //SOURCES {helpers}/Json.java
 //SOURCES {helpers}/RunGuard.java
