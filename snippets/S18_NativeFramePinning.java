@@ -36,12 +36,9 @@ package unpinned.snippets;
  *                        (an upcall stub of its own) that sleeps S ms on its first call, then compares. Two ints
  *                        take one comparison; the comparator counts its calls and sleeps only once anyway.
  *
- * The bounds: if the sleep unmounts the thread, the N sleeps overlap on the one carrier and the case takes
- * about 1 x S; if it pins, the carrier is held for the whole sleep and they take turns: N x S. Each case is
- * timed from the first start to the last end; each thread notes when it first ran (its wait for the carrier:
- * up to (N - 1) x S when the others pin). A JFR recording (in this JVM, threshold 0) counts each case's
- * jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+. A case "pins" when its
- * time is nearer N x S than 1 x S, or when it has pinned events.
+ * The bounds, as in S17: if the sleep unmounts, the N sleeps overlap on the one carrier (about 1 x S); if it
+ * pins, they take turns (N x S). A case "pins" when its time is nearer N x S, or when JFR (threshold 0) records
+ * jdk.VirtualThreadPinned events for its threads (with pinnedReason and blockingOperation on JDK 24+).
  *
  * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22 (a preview in 21), so this
  * snippet is compiled for Java 22 and refuses --jdk 21 (S17 runs on both). Calling native code is restricted:
@@ -62,7 +59,6 @@ import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
 
@@ -220,14 +216,9 @@ public class S18_NativeFramePinning {
         Pinning.Plan p = new Pinning.Plan("s18-native-frame-pinning", "s18-", CASES,
                 only.equals("all") ? CASES : List.of(only), a.intCount("--threads"), a.count("--sleep-ms"));
         ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
-        // JDK 22+ let the class path call restricted methods without it too, but warn: was it given to this JVM?
-        boolean nativeAccess = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .anyMatch(arg -> arg.startsWith("--enable-native-access"));
         Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
         Pinning.announce(pool, p, "sleep", "");
-        System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
-                + (nativeAccess ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
-                + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
+        boolean nativeAccess = Pinning.nativeAccessGiven(); // JDK 22+ warn without it; was it given to this JVM?
         Pinning.Recorded rec = Pinning.record(p, false, () -> warmUp(p, pool, qsort),
                 name -> runCase(name, p, pool, qsort));
         a.kept(rec.jfr()); // beside the result; deleted again if the save fails

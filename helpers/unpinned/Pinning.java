@@ -423,6 +423,16 @@ public final class Pinning {
                         + p.prefix() + "<case>-<i>)", rec.start(), rec.jfr().toString());
     }
 
+    /** Whether --enable-native-access was given to this JVM (S18), said on System.out. */
+    public static boolean nativeAccessGiven() {
+        boolean given = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(arg -> arg.startsWith("--enable-native-access"));
+        System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
+                + (given ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
+                + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
+        return given;
+    }
+
     // ---- jdk.tracePinnedThreads (S17) -----------------------------------------------------------------------------
 
     public static final String TRACE = "jdk.tracePinnedThreads";
