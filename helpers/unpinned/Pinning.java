@@ -20,13 +20,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Chapter 05's pinning experiments, their shared pieces: the class whose static initializer blocks (S13, S17), the
  * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18), the typed results they
  * save, and the wrappers the notebook calls on each JDK.
- * Needs Carriers.java, ChildRun.java, Jdks.java, Jfr.java, Json.java, Measurement.java, Protocol.java, Results.java
- * and RunGuard.java alongside.
+ * Needs Carriers.java, ChildRun.java, Cli.java, Experiment.java, Jdks.java, Jfr.java, Json.java, Measurement.java,
+ * Profile.java, Protocol.java, Results.java and RunGuard.java alongside.
  */
 public final class Pinning {
     public static final String PARALLELISM = "jdk.virtualThreadScheduler.parallelism";
@@ -163,6 +164,11 @@ public final class Pinning {
         int traceBlocks() {
             return traces == null ? 0 : (int) traces.values().stream().mapToLong(Long::longValue).sum();
         }
+
+        /** This timing with the longest wait at the monitor (S17), or the upcalls and sleeps in them (S18). */
+        public Timed with(double monitorWaitMs, Integer upcalls, Integer sleeps) {
+            return new Timed(name, elapsedMs, carrierWaitMs, monitorWaitMs, carrierThreadsMax, traces, upcalls, sleeps);
+        }
     }
 
     /** One case's verdict and figures, as saved: its elapsed time against the sleep, a time it can't beat. */
@@ -194,12 +200,6 @@ public final class Pinning {
         public List<Measurement> measurements() {
             return cases.stream().flatMap(c -> c.measurements().stream()).toList();
         }
-
-        Run withJfrFile(String file) {
-            return new Run(javaVersion, feature, carriers, parallelismSeen, threads, sleepMs, cases,
-                    warmUpPinnedEvents, otherPinnedEvents, otherPinnedReasons, pinnedReasonFields, tracePinned,
-                    enableNativeAccessGiven, recording, recordingStart, file);
-        }
     }
 
     /** One case run by a snippet: its threads started, timed to the last end. */
@@ -212,6 +212,12 @@ public final class Pinning {
     @FunctionalInterface
     public interface WarmUp {
         void run() throws InterruptedException;
+    }
+
+    /** What the warm-up thread does. */
+    @FunctionalInterface
+    public interface Blocking {
+        void run() throws Exception;
     }
 
     /** The events of the recording, by group: a case's name (its threads' names), the warm-up, or "other". */
@@ -227,18 +233,113 @@ public final class Pinning {
     }
 
     /**
-     * One JFR recording (threshold 0) around {@code warmUp} and each case in turn: pinned events with their stacks,
-     * and jdk.JavaMonitorEnter when {@code monitorEnter}; dumped to {@code tmp} and read back, each event counted for
-     * the group of the virtual thread that recorded it ({@code prefix}<case>-<i>, {@code warmUpName}, or "other").
-     * Fills {@code timed}; returns the events and the recording's start.
+     * What a run of S17 or S18 does: saves under {@code id}; names its threads {@code prefix}<case>-<i> (the warm-up
+     * {@code prefix}warm-up); knows {@code known} cases and runs {@code cases}, {@code n} threads x {@code s} ms each.
      */
-    public static Map.Entry<Events, String> record(String id, Path tmp, List<String> cases, int n, long s,
-                                                   boolean monitorEnter, WarmUp warmUp, CaseRun runCase,
-                                                   List<String> allCases, String prefix, String warmUpName,
-                                                   List<Timed> timed) throws InterruptedException, IOException {
+    public record Plan(String id, String prefix, List<String> known, List<String> cases, int n, long s) {
+        public String warmUpName() {
+            return prefix + "warm-up";
+        }
+    }
+
+    /**
+     * Refuses a run that may take more than 10 minutes if every case pinned (cases x threads x sleep-ms): for the
+     * snippet's {@code .check(...)}, before anything runs.
+     */
+    public static void checkWorstCase(int cases, long threads, long sleepMs) {
+        long worstMs = cases * threads * sleepMs;
+        if (worstMs <= 600_000) return;
+        boolean one = cases == 1;
+        throw new IllegalArgumentException(String.format(Locale.ROOT, "%d case%s x --threads x --sleep-ms = %d x %,d"
+                + " x %,d ms = %,d s if %s pinned; at most 10 minutes (600 s) allowed: use fewer --threads or a"
+                + " shorter --sleep-ms%s", cases, one ? "" : "s", cases, threads, sleepMs, (worstMs + 999) / 1_000,
+                one ? "it" : "every case", one ? "" : ", or one --case"));
+    }
+
+    /** {@code --jdk 21} (or {@code --jdk=21}) in {@code args}: {@code why} as one line, exit code 2 (S18). */
+    public static void refuseJdk21(String name, String[] args, String why) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i], option = Jdks.JDK_OPTION;
+            String value = a.equals(option) && i + 1 < args.length ? args[i + 1]
+                    : a.startsWith(option + "=") ? a.substring(option.length() + 1) : null;
+            if (value != null && value.strip().equals(String.valueOf(Jdks.OLD_FEATURE))) Cli.exit(name, why);
+        }
+    }
+
+    /**
+     * Times {@code n} virtual threads doing case {@code name} on the one carrier, to the last end (generous timeout:
+     * twice the pinned bound, and a minute, so a case that is stuck fails rather than hangs). With
+     * {@code countTraces}, counts the pinned-thread traces the JDK prints meanwhile.
+     */
+    public static Timed timeCase(String name, Plan p, ForkJoinPool pool, boolean countTraces, Carriers.Task task)
+            throws InterruptedException {
+        PrintStream real = System.out;
+        TraceCounter counter = new TraceCounter(real);
+        if (countTraces) System.setOut(new PrintStream(counter, true, real.charset()));
+        Carriers.Batch batch;
+        try {
+            batch = Carriers.timeBatch("case " + name, p.prefix() + name + "-", p.n(),
+                    Duration.ofMillis(2 * p.n() * p.s()).plusSeconds(60), pool, task);
+        } finally {
+            System.out.flush();
+            System.setOut(real);
+        }
+        if (batch.carriersMax() > 1) throw tooManyCarriers(batch.carriersMax(), "case " + name);
+        return new Timed(name, batch.elapsedMs(), batch.firstRunMaxMs(), 0, batch.carriersMax(),
+                countTraces ? counter.reasons() : null, null, null);
+    }
+
+    /**
+     * Runs {@code body} in one virtual thread named after the plan's warm-up, before the cases (its events are left
+     * out); {@code quiet}: what it prints (a pinned trace on JDK 21-23) is dropped.
+     */
+    public static void warmUp(Plan p, ForkJoinPool pool, boolean quiet, Blocking body) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        PrintStream real = System.out;
+        if (quiet) System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            Thread t = Thread.ofVirtual().name(p.warmUpName()).start(() -> {
+                try {
+                    body.run();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            if (!t.join(Duration.ofSeconds(60))) throw new IllegalStateException("the warm-up thread had not ended");
+        } finally {
+            System.setOut(real);
+        }
+        if (failure.get() != null) throw new IllegalStateException("the warm-up failed: " + failure.get());
+        if (pool.getPoolSize() > 1) throw tooManyCarriers(pool.getPoolSize(), "the warm-up");
+    }
+
+    /** The recording of a run: its events by group, its start, each case's timing, and the .jfr kept for it. */
+    public record Recorded(Events events, String start, List<Timed> timed, Path jfr) {}
+
+    /**
+     * One JFR recording (threshold 0) around {@code warmUp} and each case in turn: pinned events with their stacks,
+     * and jdk.JavaMonitorEnter when {@code monitorEnter}; dumped, read back (each event counted for the group of the
+     * virtual thread that recorded it: a case, the warm-up, or "other") and kept in the results folder. Register
+     * the .jfr with {@code Experiment.Args.kept}. A failure: "<why>; nothing saved", and no file left.
+     */
+    public static Recorded record(Plan p, boolean monitorEnter, WarmUp warmUp, CaseRun runCase) {
+        if (!jdk.jfr.FlightRecorder.isAvailable()) throw new Experiment.RunFailed(Jfr.UNAVAILABLE);
+        List<Recorded> out = new ArrayList<>();
+        String failure = Jfr.run(p.id(), tmp -> {
+            List<Timed> timed = new ArrayList<>();
+            Map.Entry<Events, String> r = record(p, tmp, monitorEnter, warmUp, runCase, timed);
+            out.add(new Recorded(r.getKey(), r.getValue(), timed, Jfr.keep(tmp, p.id())));
+        });
+        if (failure != null) throw new Experiment.RunFailed(failure);
+        return out.getFirst();
+    }
+
+    private static Map.Entry<Events, String> record(Plan p, Path tmp, boolean monitorEnter, WarmUp warmUp,
+                                                    CaseRun runCase, List<Timed> timed)
+            throws InterruptedException, IOException {
         String start;
         try (Recording recording = new Recording()) {
-            recording.setName(id);
+            recording.setName(p.id());
             recording.enable(Jfr.PINNED).withThreshold(Duration.ZERO).withStackTrace();
             if (monitorEnter) recording.enable(MONITOR_ENTER).withThreshold(Duration.ZERO).withoutStackTrace();
             Protocol.progress("starting JFR");
@@ -246,10 +347,10 @@ public final class Pinning {
             start = recording.getStartTime().toString();
             try {
                 warmUp.run();
-                for (int i = 0; i < cases.size(); i++) {
-                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1, cases.size(),
-                            cases.get(i), n, s));
-                    timed.add(runCase.run(cases.get(i)));
+                for (int i = 0; i < p.cases().size(); i++) {
+                    Protocol.progress(String.format(Locale.ROOT, "case %d/%d: %s, %d x %,d ms", i + 1,
+                            p.cases().size(), p.cases().get(i), p.n(), p.s()));
+                    timed.add(runCase.run(p.cases().get(i)));
                 }
             } finally {
                 recording.stop();
@@ -261,7 +362,7 @@ public final class Pinning {
         Map<String, double[]> enters = new LinkedHashMap<>();
         Jfr.forEachEvent(tmp, e -> {
             String type = e.getEventType().getName();
-            String group = Jfr.threadGroup(e.getThread(), prefix, allCases, warmUpName);
+            String group = Jfr.threadGroup(e.getThread(), p.prefix(), p.known(), p.warmUpName());
             if (type.equals(Jfr.PINNED)) pins.computeIfAbsent(group, x -> new Jfr.PinnedTally()).add(e);
             if (!type.equals(MONITOR_ENTER)) return;
             double[] m = enters.computeIfAbsent(group, x -> new double[2]);
@@ -272,7 +373,9 @@ public final class Pinning {
     }
 
     /** The run's first lines: what runs on one carrier, and the two bounds (or one, when n is 1). */
-    public static void announce(ForkJoinPool pool, int n, long s, String operation, String contendedNote) {
+    public static void announce(ForkJoinPool pool, Plan p, String operation, String contendedNote) {
+        int n = p.n();
+        long s = p.s();
         System.out.printf(Locale.ROOT, "%,d virtual thread%s x %,d ms per case on 1 carrier (checked: the scheduler's"
                 + " pool has parallelism %d; maxPoolSize 1), Java %s%n", n, n == 1 ? "" : "s", s,
                 pool.getParallelism(), Runtime.version());
@@ -284,6 +387,92 @@ public final class Pinning {
                     + " if it pins, they take turns on the carrier: ~%,d ms (%,d x)%s%n", operation, n, s, n * s, n,
                     contendedNote);
         }
+    }
+
+    /** What each case does, as saved with it. */
+    public static final Map<String, String> OPERATION = Map.of(
+            "none", "Thread.sleep",
+            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
+            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
+            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
+            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
+            "class-init", "Thread.sleep in a static initializer, each thread its own class",
+            "native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls (an FFM"
+                    + " upcall inside a downcall), each thread its own sort and upcall stub");
+
+    /**
+     * The run's result: each case judged and reported, the events left out reported, and the run as saved (with
+     * S17's trace report when {@code nativeAccess} is null, else S18's native access); {@code note} ends the line
+     * saying this JDK's events have no reason fields.
+     */
+    public static Run result(Plan p, ForkJoinPool pool, Recorded rec, boolean monitorEnter, String traceSetBy,
+                             Boolean nativeAccess, String note) {
+        boolean reasonFields = Jfr.hasField(Jfr.PINNED, "pinnedReason");
+        List<Case> cases = new ArrayList<>();
+        for (Timed t : rec.timed()) {
+            double[] m = rec.events().monitorEnters(t.name());
+            cases.add(judge(t, OPERATION.get(t.name()), p.n(), p.s(), rec.events().pinned(t.name()), reasonFields,
+                    monitorEnter ? (Long) (long) m[0] : null, monitorEnter ? (Double) m[1] : null, traceSetBy != null));
+        }
+        Jfr.PinnedTally warm = rec.events().pinned(p.warmUpName()), other = rec.events().pinned("other");
+        reportLeftOut(warm, other, reasonFields, note);
+        Trace trace = traceSetBy == null && nativeAccess != null ? null : trace(cases, traceSetBy);
+        return new Run(Runtime.version().toString(), Runtime.version().feature(), 1, pool.getParallelism(), p.n(),
+                p.s(), cases, warm.events(), other.events(), other.reasons(), reasonFields, trace, nativeAccess,
+                "one per run, threshold 0; events counted by the name of the virtual thread that recorded them ("
+                        + p.prefix() + "<case>-<i>)", rec.start(), rec.jfr().toString());
+    }
+
+    /** Whether --enable-native-access was given to this JVM (S18), said on System.out. */
+    public static boolean nativeAccessGiven() {
+        boolean given = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(arg -> arg.startsWith("--enable-native-access"));
+        System.out.println("native: the C library's qsort through Linker.nativeLinker().defaultLookup(); "
+                + (given ? "--enable-native-access given" : "no --enable-native-access: the JDK warned once"
+                + " (WARNING: A restricted method ...); add --enable-native-access=ALL-UNNAMED"));
+        return given;
+    }
+
+    // ---- jdk.tracePinnedThreads (S17) -----------------------------------------------------------------------------
+
+    public static final String TRACE = "jdk.tracePinnedThreads";
+
+    /**
+     * Who set jdk.tracePinnedThreads: the "command line", "--trace-pinned" (which sets it to full now, before the
+     * first virtual thread), or null; prints what this JDK does with it.
+     */
+    public static String traceSetBy(boolean tracePinned) {
+        String setBy = System.getProperty(TRACE) != null ? "command line" : tracePinned ? "--trace-pinned" : null;
+        if ("--trace-pinned".equals(setBy)) System.setProperty(TRACE, "full");
+        if (setBy != null) System.out.println(traceNote(setBy));
+        return setBy;
+    }
+
+    private static String traceNote(String setBy) {
+        int feature = Runtime.version().feature();
+        return feature < 24
+                ? String.format(Locale.ROOT, "%s=%s (%s, before the first virtual thread): JDK %d prints a stack trace"
+                + " on System.out when a virtual thread pins in a park or sleep", TRACE, System.getProperty(TRACE),
+                setBy, feature)
+                : String.format(Locale.ROOT, "%s=%s (%s): removed in JDK 24, so JDK %d ignores it; the pinned events"
+                + " below are how to see pins now", TRACE, System.getProperty(TRACE), setBy, feature);
+    }
+
+    private static Trace trace(List<Case> cases, String setBy) {
+        int feature = Runtime.version().feature();
+        Map<String, Integer> byCase = new LinkedHashMap<>();
+        for (Case c : cases) byCase.put(c.name(), c.traceBlocks());
+        int blocks = byCase.values().stream().mapToInt(Integer::intValue).sum();
+        String note = null;
+        if (setBy != null) {
+            note = traceNote(setBy);
+            System.out.printf(Locale.ROOT, "%s=%s (%s): %d trace%s printed on System.out%s%n", TRACE,
+                    System.getProperty(TRACE), setBy, blocks, blocks == 1 ? "" : "s", feature < 24
+                            ? " (a stack is printed once per JVM: the second thread at the same place prints none;"
+                            + " each class-init thread's class is new, so each prints; Object.wait prints none)"
+                            : " (JDK " + feature + " ignores the property)");
+        }
+        return new Trace(System.getProperty(TRACE), setBy, feature < 24, blocks, byCase, note);
     }
 
     /**
@@ -346,11 +535,6 @@ public final class Pinning {
             System.out.println("(JDK " + Runtime.version().feature() + "'s " + Jfr.PINNED + " has no pinnedReason"
                     + " or blockingOperation: they came in JDK 24" + note + ")");
         }
-    }
-
-    /** The run's result: keeps the .jfr, prints the result line and saves both, or neither. */
-    public static void save(String experiment, Run run, Path tmp) throws IOException {
-        Jfr.saveRecorded(experiment, run::withJfrFile, tmp);
     }
 
     static double round(double v, int decimals) {
