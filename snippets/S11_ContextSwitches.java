@@ -59,9 +59,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S11_ContextSwitches {
-    static final int MAX_PLATFORM_THREADS = 10_000;
-    static final int MAX_VIRTUAL_THREADS = 1_000_000;
-    static final long MAX_SLEEPING_MS = TimeUnit.MINUTES.toMillis(10);
     /** Workers' names, which Linux JDKs give their OS threads too (/proc/self/task/<tid>/comm). */
     static final String WORKER_PREFIX = "s11-worker-";
 
@@ -125,17 +122,13 @@ public class S11_ContextSwitches {
         Experiment.named("S11", "context switches while threads keep sleeping", "s11-context-switches")
                 .oneOf("--kind", "virtual", List.of("platform", "virtual"), "platform or virtual threads; one kind"
                         + " per JVM")
-                .count("--threads", 200, 200, 1, MAX_VIRTUAL_THREADS, "threads, each sleeping --sleeps times;"
+                .count("--threads", 200, 200, 1, 1_000_000, "threads, each sleeping --sleeps times;"
                         + " platform at most 10,000 (each is an OS thread)")
                 .count("--sleeps", 100, 100, 1, 100_000, "sleeps per thread")
                 .count("--sleep-ms", 10, 10, 1, 10_000, "length of one sleep, ms")
                 .count("--warmup-sleeps", 10, 10, 0, 10_000, "sleeps per thread in an unmeasured run first")
-                .check(S11_ContextSwitches::checkSizes)
-                .check(a -> {
-                    if (!Switches.countable()) throw new IllegalStateException("this experiment reads Linux's"
-                            + " /proc (per-thread context switches and process CPU time), which this system"
-                            + " doesn't have; run it on Linux");
-                })
+                .check(Switches::checkSizes)
+                .check(Switches::requireCountable)
                 .notes("(--warmup-sleeps + --sleeps) x --sleep-ms may be at most 10 minutes. Linux only (/proc).")
                 .budget(Duration.ofSeconds(3), Duration.ofSeconds(3))
                 .run(args, S11_ContextSwitches::measure);
@@ -147,36 +140,13 @@ public class S11_ContextSwitches {
         boolean platform = kind.equals("platform");
         int threads = a.intCount("--threads"), sleeps = a.intCount("--sleeps"), sleepMs = a.intCount("--sleep-ms");
         int warmUp = a.intCount("--warmup-sleeps");
-        System.out.printf(Locale.ROOT, "%s threads: %,d x %,d sleeps of %,d ms, %d cores, Java %s%n", kind, threads,
-                sleeps, sleepMs, Runtime.getRuntime().availableProcessors(), Runtime.version());
-        System.out.println(platform ? String.format(Locale.ROOT, "expect at least %,d voluntary switches (one per"
-                + " sleep per thread) over at least %.2f s", (long) threads * sleeps, sleeps * sleepMs / 1e3)
-                : String.format(Locale.ROOT, "expect far fewer than one per sleep: a sleeping virtual thread"
-                + " unmounts with no OS switch; only the %d carriers and the timer thread block in the kernel, when"
-                + " they run out of work", Carriers.parallelism()));
+        Switches.announce(kind, threads, sleeps, sleepMs); // the bound, or why there is none
         if (warmUp > 0) {
             Protocol.progress(kind + ": warm-up, " + warmUp + " x " + sleepMs + " ms per thread");
             run(platform, threads, warmUp, sleepMs);
         }
         Protocol.progress(kind + ": measuring, " + sleeps + " x " + sleepMs + " ms per thread");
         return Switches.Run.of(kind, threads, sleeps, sleepMs, run(platform, threads, sleeps, sleepMs));
-    }
-
-    /** Platform threads are OS threads: 10,000 at most; and at most 10 minutes of sleeping per thread. */
-    static void checkSizes(Experiment.Args a) {
-        long threads = a.count("--threads");
-        if (a.oneOf("--kind").equals("platform") && threads > MAX_PLATFORM_THREADS) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads must be a whole number from 1"
-                    + " to %,d; got '%d' (with --kind platform each thread is an OS thread; --kind virtual allows"
-                    + " up to 1,000,000)", MAX_PLATFORM_THREADS, threads));
-        }
-        long warmUp = a.count("--warmup-sleeps"), sleeps = a.count("--sleeps"), sleepMs = a.count("--sleep-ms");
-        long sleepingMs = (warmUp + sleeps) * sleepMs;
-        if (sleepingMs > MAX_SLEEPING_MS) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmup-sleeps + --sleeps) x"
-                    + " --sleep-ms = (%,d + %,d) x %,d ms = %,.0f s of sleeping per thread; at most 10 minutes"
-                    + " (600 s) allowed", warmUp, sleeps, sleepMs, sleepingMs / 1e3));
-        }
     }
 }
 

@@ -19,7 +19,6 @@
 //SOURCES ../helpers/unpinned/CarrierTimeline.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/Work.java
 package unpinned.snippets;
 
@@ -30,22 +29,17 @@ package unpinned.snippets;
  * queue. When one virtual thread starts thousands of short CPU tasks back to back, who runs them? And when a
  * few virtual threads keep sleeping 1 ms, do they come back on the carrier they left?
  *
- * The pitfall: "one shared queue" is the wrong picture. A virtual thread started from a carrier goes onto
- * THAT carrier's local queue, and the carrier is busy running the spawner, so the other carriers only get
- * the tasks by stealing them; the spawner's carrier joins in once the spawner ends. With P carriers about
- * (P - 1) / P of the tasks should run somewhere other than where they were queued. (Don't read that off the
- * pool's getStealCount(): measured on JDK 25, it rises by one for every task run, those a carrier takes from
- * its own queue included.) A virtual thread that wakes from a sleep is submitted again by the timer,
- * and runs on whichever carrier takes it: it hops.
+ * The pitfall: "one shared queue" is the wrong picture. A virtual thread started from a carrier goes onto THAT
+ * carrier's local queue, and the carrier is busy running the spawner, so the others get the tasks only by
+ * stealing; the spawner's carrier joins in once the spawner ends. So about (P - 1) / P of the tasks run away
+ * from where they were queued (not readable off getStealCount(): on JDK 25 it counts every task run). A thread
+ * that wakes from a sleep is submitted again by the timer and runs on whichever carrier takes it: it hops.
  *
- * Both scenarios run in this one JVM on the default scheduler, after a small unrecorded warm-up of each
- * (JIT, carriers started). Every virtual thread records its own segments with Timeline.Recorder: begin at
- * each point where it starts or resumes running, end before it blocks or ends; the carrier is read from
- * Thread.currentThread().toString() at the segment's start (there is no public API for it). So a segment
- * is the code between those points, not the JVM's exact mount and unmount instants. The pool's counters
- * (steals, size, parallelism) are read before and after through the carrier threads themselves
- * (ForkJoinWorkerThread.getPool()). A task's CPU work is Work.burn, a hash loop that runs until --work-us
- * have passed on the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
+ * Both scenarios run in this JVM on the default scheduler, after an unrecorded warm-up of each. Every virtual
+ * thread records its own segments (Timeline.Recorder): begin where it starts or resumes running, end before it
+ * blocks or ends; the carrier comes from Thread.currentThread().toString() (no public API), so a segment is the
+ * code between those points, not the exact mount instants. A task's work is Work.burn, a hash loop that runs
+ * --work-us by the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
  */
 
 import unpinned.CarrierTimeline;
@@ -55,8 +49,9 @@ import unpinned.Results;
 import unpinned.Timeline;
 import unpinned.Work;
 
+import static unpinned.CarrierTimeline.fail;
+
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
@@ -133,9 +128,8 @@ public class S12_CarrierTimeline {
         Experiment.named("S12", "which carrier runs which virtual thread, when", null) // saves with its charts
                 .count("--tasks", 2_000, 10_000, 1, 100_000, "short CPU tasks one spawner virtual thread starts")
                 .count("--work-us", 500, 500, 10, 100_000, "CPU work per task and per hop, µs")
-                .count("--hops", 20, 100, 1, 10_000, "CPU bursts per hopper (2 x cores hoppers), each then"
-                        + " Thread.sleep(1)")
-                .check(S12_CarrierTimeline::withinBudget)
+                .count("--hops", 20, 100, 1, 10_000, "CPU bursts per hopper (2 per core), each then Thread.sleep(1)")
+                .check(CarrierTimeline::withinBudget)
                 .check(a -> Results.checkDir())
                 .notes("The estimated run time, --tasks x --work-us / cores + --hops x max(2 x --work-us,"
                         + " --work-us + 1 ms)\n(the 2 x cores hoppers share the cores), may be at most 10 minutes.")
@@ -146,51 +140,22 @@ public class S12_CarrierTimeline {
     /** A small unrecorded warm-up of each scenario, then both recorded, their figures, saved with the charts. */
     static CarrierTimeline.Run measure(Experiment.Args a) throws InterruptedException {
         int tasks = a.intCount("--tasks"), workUs = a.intCount("--work-us"), hops = a.intCount("--hops");
-        int cores = Runtime.getRuntime().availableProcessors(), hoppers = 2 * cores;
+        int hoppers = 2 * Runtime.getRuntime().availableProcessors(); // more than the carriers: they compete
         long work = TimeUnit.MICROSECONDS.toNanos(workUs);
-        System.out.printf(Locale.ROOT, "unbalanced: 1 spawner starts %,d tasks of %,d µs; hopping: %d virtual threads"
-                + " x %,d x (%,d µs of CPU, sleep 1 ms); %d cores, JDK %s%n", tasks, workUs, hoppers, hops, workUs,
-                cores, Runtime.version());
+        CarrierTimeline.announce(tasks, workUs, hoppers, hops);
         Protocol.progress("warm-up"); // JIT and carriers, unrecorded: about 0.2 s of tasks, and up to 5 hops
         unbalanced(Math.min(tasks, Math.max(2, 200_000 / workUs)), work);
         hopping(hoppers, Math.min(hops, 5), work);
         ForkJoinPool pool = Timeline.virtualThreadScheduler();
-        long stealsBefore = pool.getStealCount();
+        long[] steals = {pool.getStealCount(), 0, 0}; // the pool's count before, between and after the two
         Protocol.progress(String.format(Locale.ROOT, "unbalanced: %,d tasks", tasks));
         Run u = unbalanced(tasks, work);
-        long stealsBetween = pool.getStealCount();
+        steals[1] = pool.getStealCount();
         Protocol.progress(String.format(Locale.ROOT, "hopping: %d threads x %,d hops", hoppers, hops));
         Run h = hopping(hoppers, hops, work);
-        long stealsAfter = pool.getStealCount();
-        var us = u.recorder().segments();
-        var spawns = u.recorder().spawns();
-        var hs = h.recorder().segments();
-        var run = new CarrierTimeline.Run(cores, pool.getParallelism(), pool.getPoolSize(), workUs, stealsBefore,
-                stealsAfter, stealsAfter - stealsBefore, System.getProperty("java.version"),
-                CarrierTimeline.unbalanced(tasks, u.seconds(), us, spawns, stealsBetween - stealsBefore, cores,
-                        pool.getQueuedTaskCount()),
-                CarrierTimeline.hopping(hoppers, hops, h.seconds(), hs, stealsAfter - stealsBetween, cores));
-        CarrierTimeline.print(run, us);
-        Protocol.progress("drawing the timelines");
-        CarrierTimeline.save("s12-carrier-timeline", run, CarrierTimeline.charts(run, us, spawns, hs));
-        return run;
-    }
-
-    static void withinBudget(Experiment.Args a) {
-        long tasks = a.count("--tasks"), workUs = a.count("--work-us"), hops = a.count("--hops");
-        int cores = Runtime.getRuntime().availableProcessors();
-        // each hopper takes hops x (work + 1 ms) alone, but 2 x cores of them share the cores: hops x 2 x work
-        double hopSeconds = Math.max(2 * workUs / 1e6, workUs / 1e6 + 1e-3);
-        double seconds = (double) tasks * workUs / 1e6 / cores + hops * hopSeconds;
-        if (seconds > TimeUnit.MINUTES.toSeconds(10)) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--tasks %,d, --work-us %,d and --hops %,d"
-                    + " would take about %,.0f s on %d cores (tasks x work / cores + hops x max(2 x work,"
-                    + " work + 1 ms)); at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds, cores));
-        }
-    }
-
-    static void fail(String message) {
-        throw new Experiment.RunFailed(message + "; nothing saved");
+        steals[2] = pool.getStealCount();
+        return CarrierTimeline.report(pool, workUs, steals, tasks, u.seconds(), u.recorder(), hoppers, hops,
+                h.seconds(), h.recorder()); // printed, drawn and saved with the charts
     }
 }
 
@@ -206,9 +171,8 @@ public class S12_CarrierTimeline {
  *   unbalanced  2,000 tasks in ~0.54 s; the spawner runs 15-35 ms on one carrier, and all that time the other
  *               carrier runs tasks back to back: stolen; then both share the rest. 49-52 % of the tasks run on
  *               the carrier that was not the spawner's (prediction 50 %); busy ~520 ms per carrier (balanced).
- *               The pool's steal count rises by 2,001, one per virtual thread run (own queue included).
- *               Full profile (10,000 tasks): 51 %; --tasks 5000 --work-us 100: 55 % (the spawner's 41 ms
- *               are a larger share of the run).
+ *               The pool's steal count rises by 2,001, one per virtual thread run (own queue included). Full
+ *               profile: 51 %; --tasks 5000 --work-us 100: 55 % (the spawner's 41 ms weigh more).
  *   hopping     every hopper runs on both carriers; 36-63 % of the resumes change carrier, different every run
  *               (prediction about 50 %: 1/P stay where they were); the chart shows each colour on both lanes.
  *   A segment a few times longer than --work-us is a carrier the OS took away (the JIT's threads, other

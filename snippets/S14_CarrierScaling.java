@@ -22,26 +22,20 @@ package unpinned.snippets;
 /*
  * S14: the same batch of virtual threads on 1, 2, 4... carriers.
  *
- * The question: virtual threads run on carriers, the platform threads of one ForkJoinPool (one per core
- * unless jdk.virtualThreadScheduler.parallelism says otherwise). Does a batch finish sooner with more
- * carriers? Two batches of N virtual threads: each sleeps S ms (I/O-bound), or each computes for W ms
- * (CPU-bound: a hash loop whose result is used, so the JIT can't drop it).
+ * The question: virtual threads run on carriers, the platform threads of one ForkJoinPool (one per core by
+ * default). Does a batch finish sooner with more carriers? Two batches of N virtual threads: each sleeps S ms
+ * (I/O-bound), or each computes for W ms (CPU-bound: a hash loop whose result is used).
  *
- * The bounds: a sleeping virtual thread leaves its carrier, so the I/O batch takes at least one sleep,
- * S ms, and one carrier is enough to get close: starting and waking a thread costs microseconds. The CPU
- * batch needs its CPU time somewhere: at least cpu / min(P, cores). Carriers beyond the cores add nothing
- * (the OS then time-slices them); two carriers on two cores halve the CPU batch, never the I/O batch.
+ * The bounds: a sleeping virtual thread leaves its carrier, so the I/O batch takes at least one sleep, S ms, and
+ * one carrier gets close. The CPU batch needs its CPU time: at least cpu / min(P, cores). Carriers beyond the
+ * cores add nothing; two carriers on two cores halve the CPU batch, never the I/O batch.
  *
- * The pitfalls: the JVM reads the scheduler's properties once, when it creates its first virtual thread;
- * a property set after that is silently ignored. So main sets them before anything can start one, and
- * then checks the pool it got (and fails if it isn't P carriers). On JDK 21 the scheduler also adds
- * carriers, up to maxPoolSize (256 by default), while a carrier is pinned: maxPoolSize = P forbids that.
- * The CPU time is the whole process's (JIT, GC, the main thread too) and on Linux comes in 10 ms ticks, so
- * the bound uses its mean over the measured batches; and as other threads can run beside one carrier, on
- * one carrier that bound can sit a few % above the wall time. The carriers' own CPU time (to the
- * nanosecond) gives the strict bound, shown beside it. The hash loop's speed is measured on one thread
- * first to size each task, and warm-up batches go first so neither the JIT nor carrier creation is
- * charged to the measured ones. One carrier count per JVM. Results go to results/s14-carrier-scaling/.
+ * The pitfalls: the JVM reads the scheduler's properties once, at its first virtual thread, and ignores a later
+ * setting: main sets them first and checks the pool it got. On JDK 21 the scheduler adds carriers while one is
+ * pinned (up to maxPoolSize, 256): maxPoolSize = P forbids that. The process's CPU time (JIT, GC, main too) comes
+ * in 10 ms ticks, so on one carrier its bound can sit a few % above the wall time; the carriers' own CPU time
+ * gives the strict bound, shown beside it. The hash loop's speed is measured first to size each task, and
+ * warm-up batches go first. One carrier count per JVM. Results go to results/s14-carrier-scaling/.
  */
 
 import unpinned.CarrierScaling;
@@ -128,7 +122,7 @@ public class S14_CarrierScaling {
                 .number("--work-ms", 2, 1, 0.01, 10_000, "the CPU task's computing, ms (sized by speed)")
                 .count("--warmups", 1, 3, 0, 100, "unmeasured batches of each kind first")
                 .count("--reps", 5, 7, 1, 100, "measured batches of each kind")
-                .check(S14_CarrierScaling::withinBudget)
+                .check(CarrierScaling::withinBudget)
                 .notes("(--warmups + --reps) x (sleep-ms + tasks x work-ms) may be at most 10 minutes.")
                 .budget(Duration.ofSeconds(3), Duration.ofSeconds(8))
                 .run(args, S14_CarrierScaling::measure);
@@ -139,29 +133,24 @@ public class S14_CarrierScaling {
         int p = a.intCount("--carriers"), tasks = a.intCount("--tasks"), sleepMs = a.intCount("--sleep-ms");
         int warmUps = a.intCount("--warmups"), reps = a.intCount("--reps");
         String kind = a.oneOf("--kind");
-        double workMs = a.number("--work-ms");
         Carriers.fix(p); // before the first virtual thread: the scheduler reads its properties then, once
         ForkJoinPool pool = Carriers.pool(p);
         int cores = Runtime.getRuntime().availableProcessors(), effective = Math.min(p, cores);
-        System.out.printf(Locale.ROOT, "%d carrier%s (checked: the scheduler's pool has parallelism %d), %d cores,"
-                + " JDK %s%n", p, p == 1 ? "" : "s", pool.getParallelism(), cores, Runtime.version());
+        CarrierScaling.announce(p, pool);
         int[] carrierThreadsMax = {pool.getPoolSize()};
         CarrierScaling.Io io = null;
         CarrierScaling.Cpu cpu = null;
         if (!kind.equals("cpu")) {
-            System.out.printf(Locale.ROOT, "bound: I/O  %,d x sleep %,d ms: at least %,d ms, one sleep, whatever the"
-                    + " carriers (a sleeping virtual thread leaves its carrier)%n", tasks, sleepMs, sleepMs);
+            CarrierScaling.announceIo(tasks, sleepMs);
             Duration timeout = Duration.ofMillis(10L * sleepMs + 60_000 + tasks / 20);
             io = CarrierScaling.io(CarrierScaling.repeat("I/O", warmUps, reps, pool, carrierThreadsMax,
                     () -> batch(sleeper(sleepMs), tasks, timeout, pool)), tasks, sleepMs, p);
         }
         if (!kind.equals("io")) {
-            double nanos = Work.nanosPerIteration(); // the hash loop's speed on one thread, once compiled
+            double nanos = Work.nanosPerIteration(), workMs = a.number("--work-ms"); // speed on one thread, compiled
             long iterations = Math.max(1, Math.round(workMs * 1e6 / nanos));
             double expectedMs = tasks * iterations * nanos / 1e6 / effective;
-            System.out.printf(Locale.ROOT, "bound: CPU  %,d x ~%s ms of hashing: at least its CPU time / min(carriers"
-                    + " %d, cores %d) = ~%,.0f ms (the CPU time is measured)%n", tasks,
-                    CarrierScaling.plain(workMs), p, cores, expectedMs);
+            CarrierScaling.announceCpu(p, tasks, workMs, expectedMs);
             Duration timeout = Duration.ofMillis((long) (10 * expectedMs) + 60_000);
             cpu = CarrierScaling.cpu(CarrierScaling.repeat("CPU", warmUps, reps, pool, carrierThreadsMax,
                     () -> batch(hasher(iterations), tasks, timeout, pool)), tasks, workMs, iterations, nanos, p,
@@ -171,19 +160,6 @@ public class S14_CarrierScaling {
         System.out.printf(Locale.ROOT, "carrier threads: at most %d alive (maxPoolSize %d)%n", carrierThreadsMax[0], p);
         return new CarrierScaling.Run(p, cores, pool.getParallelism(), effective, warmUps, reps, io, cpu,
                 carrierThreadsMax[0], Runtime.version().toString());
-    }
-
-    static void withinBudget(Experiment.Args a) {
-        String kind = a.oneOf("--kind");
-        int warmUps = a.intCount("--warmups"), reps = a.intCount("--reps");
-        double batchMs = (kind.equals("cpu") ? 0 : a.count("--sleep-ms"))
-                + (kind.equals("io") ? 0 : a.count("--tasks") * a.number("--work-ms"));
-        if ((warmUps + reps) * batchMs > TimeUnit.MINUTES.toMillis(10)) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmups + --reps) x (sleep-ms"
-                    + " + tasks x work-ms) = (%d + %d) x %,.0f ms = %,.0f s on one carrier; at most 10 minutes"
-                    + " (600 s) allowed: use fewer --tasks, a smaller --work-ms or fewer --reps", warmUps, reps,
-                    batchMs, (warmUps + reps) * batchMs / 1e3));
-        }
     }
 }
 
@@ -198,8 +174,7 @@ public class S14_CarrierScaling {
  *   I/O  100 x 50 ms: ~52-54 ms on 1 carrier and on 2 (1.04-1.08 x the bound): the carriers hardly matter.
  *   CPU  100 x ~2 ms: ~203 ms on 1 carrier, ~102-105 ms on 2: a speed-up of ~1.94-1.99 (median batches; 1.97-2.00
  *        from the fastest), each at 1.00-1.03 x the carriers' CPU / min(carriers, cores). The process's CPU
- *        reads ~205-220 ms a batch (10 ms ticks, plus the JIT and the main thread), so on 1 carrier the wall can
- *        sit at ~0.97-0.99 x its bound. Another busy process on the machine shows at once as a smaller speed-up.
+ *        (~205-220 ms a batch) puts the wall on 1 carrier at ~0.97-0.99 x its bound. A busy machine: less speed-up.
  *   Full profile (1,000 tasks of ~1 ms, 100 ms sleeps): CPU ~1,013 ms on 1 carrier, ~509 ms on 2 and the same
  *        on 4 (two cores); I/O ~102-105 ms on all three.
  */

@@ -5,7 +5,6 @@
 //SOURCES ../helpers/unpinned/NoTimeSlicing.java
 //SOURCES ../helpers/unpinned/Work.java
 //SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Profile.java
@@ -107,7 +106,7 @@ public class S15_NoTimeSlicing {
                 .count("--pings", 70, 220, 2, 100_000, "sleeps of the ping thread (default H / E + 20: 10"
                         + " before the hogs start, their run, 10 after)")
                 .count("--ping-every-ms", 10, 10, 1, 1_000, "the ping's sleep, ms")
-                .check(S15_NoTimeSlicing::withinBudget)
+                .check(NoTimeSlicing::withinBudget)
                 .notes("N x E + ceil(K / cores) x H may be at most 10 minutes (hogs beyond the cores queue for a"
                         + " carrier,\nor share the cores, so each further round of them adds H).")
                 .budget(Duration.ofSeconds(2), Duration.ofSeconds(5))
@@ -117,7 +116,7 @@ public class S15_NoTimeSlicing {
     /** One kind: the ping alone, then with a hog on every carrier (or core), then alone again. */
     static NoTimeSlicing.Run measure(Experiment.Args a) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors(), hogMs = a.intCount("--hog-ms");
-        int everyMs = a.intCount("--ping-every-ms"), n = pings(a), hogCount = a.intCount("--hogs");
+        int everyMs = a.intCount("--ping-every-ms"), n = NoTimeSlicing.pingCount(a), hogCount = a.intCount("--hogs");
         boolean virtual = a.oneOf("--kind").equals("virtual");
         if (virtual) Carriers.fix(cores); // every carrier taken by a hog, none added (see the pitfalls above)
         ForkJoinPool pool = virtual ? Carriers.pool(cores) : null;
@@ -146,25 +145,6 @@ public class S15_NoTimeSlicing {
         int carrierThreads = pool == null ? 0 : pool.getPoolSize();
         if (virtual) Carriers.requireAtMost(carrierThreads, cores);
         return NoTimeSlicing.summarize(plan, carrierThreads, predicted, intended, woke, hogsStart, hogStart, hogEnd);
-    }
-
-    /** --pings, or by default H / E + 20: 10 pings before the hogs start, their run, 10 after. */
-    static int pings(Experiment.Args a) {
-        int hogMs = a.intCount("--hog-ms"), everyMs = a.intCount("--ping-every-ms");
-        return a.given("--pings") ? a.intCount("--pings") : (hogMs + everyMs - 1) / everyMs + 20;
-    }
-
-    static void withinBudget(Experiment.Args a) {
-        int cores = Runtime.getRuntime().availableProcessors(), pings = pings(a);
-        int everyMs = a.intCount("--ping-every-ms"), hogMs = a.intCount("--hog-ms");
-        long rounds = (a.count("--hogs") + cores - 1) / cores; // hogs beyond the cores wait (or share a core)
-        long totalMs = (long) pings * everyMs + rounds * hogMs;
-        if (totalMs > TimeUnit.MINUTES.toMillis(10)) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--pings x --ping-every-ms +"
-                    + " ceil(--hogs / %d cores) x --hog-ms = %,d x %,d + %,d x %,d ms = %,.0f s; at most 10 minutes"
-                    + " (600 s) allowed: fewer --hogs, a shorter --hog-ms or fewer --pings", cores, pings, everyMs,
-                    rounds, hogMs, totalMs / 1e3));
-        }
     }
 
     static void checkFailure() {

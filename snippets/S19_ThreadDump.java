@@ -15,7 +15,6 @@
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
 //SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/ThreadDump.java
 package unpinned.snippets;
 
@@ -25,23 +24,19 @@ package unpinned.snippets;
  * The question: when a service on virtual threads hangs, where are its threads? jstack (and jcmd
  * Thread.print) list platform threads only: the carriers, not the virtual threads they carry. The dump
  * that lists virtual threads is `jcmd <pid> Thread.dump_to_file -format=json <file>` (JDK 21+). This JVM
- * starts N virtual threads in each of four groups, each group from an executor of its own (a thread
- * container in the dump), named sleeping-0.., parked-.., reading-.., blocked-.. (the four methods below:
- * TIMED_WAITING, WAITING on a lock, WAITING on a socket, BLOCKED on a monitor), waits until every thread is
- * in its state, then runs jcmd and jstack on itself and counts (helpers/unpinned/ThreadDump.java).
+ * starts N virtual threads in each of four groups, each from an executor of its own (a container in the dump):
+ * sleeping-0.., parked-.., reading-.., blocked-.. (the four methods below), waits until each is in its state,
+ * then runs jcmd and jstack on itself and counts (helpers/unpinned/ThreadDump.java).
  *
  * The bounds: the dump must list every one of the 4 x N virtual threads, by name, each in its group's
  * container; jstack must list none of them (it names carriers: ForkJoinPool-1-worker-1, ...). The dump
  * grows with the threads (~1 KB each on JDK 25: a dozen stack frames of text), so its time does too.
  *
- * The pitfalls: the JSON differs between JDKs (JDK 21 has no "state": derived from the top frames; see
- * helpers/unpinned/ThreadDump.java, which reads the dump and jstack's text and counts). The "blocked" group shows
- * the pinning of chapter 05: on JDK 21 a virtual thread blocked entering a monitor pins its carrier, and the
- * scheduler adds none, so with P carriers only P of them mount; the others never run (no stack in the dump,
- * RUNNABLE to Thread.getState), and jstack shows the P carriers "Carrying virtual thread #tid". That group goes
- * last, so the others are in place first. On JDK 24+ all of them block unmounted. Every reading thread holds a
- * socket pair (two open files): a limit (`ulimit -n`) too low for 2 x N is refused before starting.
- *
+ * The pitfalls: the JSON differs between JDKs (JDK 21 has no "state": derived from the top frames). The
+ * "blocked" group shows chapter 05's pinning: on JDK 21 a thread blocked entering a monitor pins its carrier and
+ * none is added, so only P of them mount; the rest never run (no stack in the dump, RUNNABLE to getState), and
+ * jstack shows the P carriers "Carrying virtual thread #tid". That group goes last; on JDK 24+ it blocks unmounted.
+ * Each reading thread holds a socket pair: a `ulimit -n` too low for 2 x N is refused before starting.
  * Results go to results/s19-thread-dump/, with the dump (<stamp>-<profile>-threads.json) and jstack's text.
  */
 
@@ -60,13 +55,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -123,10 +114,7 @@ public class S19_ThreadDump {
     static ThreadDump.Result measure(Experiment.Args a) throws Exception {
         int n = a.intCount("--threads-per-state"), carriers = Carriers.parallelism();
         boolean pins = Runtime.version().feature() < 24; // JEP 491: since JDK 24 a thread blocked on a monitor unmounts
-        System.out.printf(Locale.ROOT, "%,d virtual threads per group x 4 groups = %,d, %d carriers, Java %s, pid %d;"
-                + " bounds: jcmd's dump lists all (by name), jstack none%s%n", n, 4 * n, carriers, Runtime.version(),
-                ProcessHandle.current().pid(), pins ? String.format(Locale.ROOT, "; a thread blocked on a monitor"
-                + " pins its carrier: %d of the %,d blocked mount, the rest never run", Math.min(n, carriers), n) : "");
+        ThreadDump.announce(n, carriers, pins);
         ReentrantLock lock = new ReentrantLock();
         Object monitor = new Object();
         AtomicReference<String> failure = new AtomicReference<>();
@@ -149,9 +137,7 @@ public class S19_ThreadDump {
                 ThreadDump.awaitInPlace(groups, n, carriers, pins);
                 double settleMs = (System.nanoTime() - t0) / 1e6;
                 if (failure.get() != null) throw new Experiment.RunFailed(failure.get());
-                Map<Group, Map<String, Integer>> jvmStates = new LinkedHashMap<>();
-                for (Started s : groups) jvmStates.put(s.group(), ThreadDump.states(s.threads()));
-                var before = new ThreadDump.Before(n, carriers, groups, jvmStates, settleMs, Instant.now());
+                var before = ThreadDump.Before.of(n, carriers, groups, settleMs); // Thread.getState per group
                 Protocol.progress("jcmd Thread.dump_to_file -format=json, then jstack");
                 var dump = ThreadDump.jcmdDump(tmp.resolve("threads.json"));
                 var stack = ThreadDump.jstack(tmp.resolve("jstack.txt"));

@@ -35,8 +35,7 @@ package unpinned.snippets;
  *                       FileInputStream.read calls read0 with no Blocker (a FIFO read through it would hold the
  *                       carrier uncompensated), but a child's output is a Process.PipeInputStream, whose read()
  *                       overrides it with Blocker.begin(): still compensated.
- * Checked in the JDK 21.0.8 runtime's bytecode (javap -c java.lang.Object, java.io.FileInputStream) and in
- * JDK 25.0.3's src.zip (java/lang/Object.java, java/io/FileInputStream.java, java/lang/Process.java).
+ * (Checked in JDK 21.0.8's bytecode, javap -c, and in JDK 25.0.3's src.zip.)
  *
  * The bounds: on P = 1 carrier, a case that unmounts or is compensated lets the N blocks overlap: ~1 x S; a
  * case that holds the carrier with no spare makes them take turns: ~N x S. A compensated case shows a pool
@@ -116,7 +115,7 @@ public class S28_Compensation {
                 .count("--carriers", 1, 1, 1, 64, "the scheduler's parallelism")
                 .count("--max-pool-size", 256, 256, 1, 256, "jdk.virtualThreadScheduler.maxPoolSize, P..256"
                         + " (default: the JDK's, max(P, 256))")
-                .check(S28_Compensation::checked)
+                .check(SchedulerInternals::checkCompensation)
                 .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK (default: this"
                         + " JVM).\ncases x threads x sleep-ms may be at most 10 minutes (if every case held its"
                         + " carrier).")
@@ -131,10 +130,7 @@ public class S28_Compensation {
         System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(carriers));
         if (maxPool != null) System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", maxPool.toString());
         ForkJoinPool pool = Carriers.pool(carriers); // the first virtual thread: the scheduler is created now
-        System.out.printf(Locale.ROOT, "%d carrier%s (checked), maxPoolSize %s, Java %s; %d virtual threads block"
-                + " %,d ms per case: ~%,d ms if they overlap (unmounted or compensated), ~%,d ms if they take"
-                + " turns%n", carriers, carriers == 1 ? "" : "s", maxPool == null ? "the JDK's default" : maxPool,
-                Runtime.version(), n, s, s, (long) s * (n + carriers - 1) / carriers);
+        SchedulerInternals.announceCompensation(carriers, maxPool, n, s);
         List<CompensationCase> rows = new ArrayList<>();
         for (String name : CASES.stream().filter(a.someOf("--case")::contains).toList()) {
             Protocol.progress("case " + name);
@@ -157,18 +153,6 @@ public class S28_Compensation {
                 pool.getParallelism(), maxPool, n, s, rows);
     }
 
-    static void checked(Experiment.Args a) {
-        int carriers = a.intCount("--carriers");
-        if (a.given("--max-pool-size") && a.count("--max-pool-size") < carriers) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "--max-pool-size must be a whole number"
-                    + " from %,d to 256; got '%d'", carriers, a.count("--max-pool-size")));
-        }
-        if ((long) a.someOf("--case").size() * a.count("--threads") * a.count("--sleep-ms")
-                > TimeUnit.MINUTES.toMillis(10)) {
-            throw new IllegalArgumentException("cases x --threads x --sleep-ms is over 10 minutes (600 s):"
-                    + " use fewer --threads or a shorter --sleep-ms");
-        }
-    }
 }
 
 /*

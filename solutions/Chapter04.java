@@ -21,6 +21,8 @@
 //SOURCES ../helpers/unpinned/HttpLoad.java
 //SOURCES ../helpers/unpinned/LoadRun.java
 //SOURCES ../helpers/unpinned/CarrierScaling.java
+//SOURCES ../helpers/unpinned/Experiment.java
+//SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Measurement.java
 package unpinned.solutions;
 

@@ -143,6 +143,40 @@ public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, do
         return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
+    /** S14's first line: the carriers, as checked in the scheduler's pool. */
+    public static void announce(int p, ForkJoinPool pool) {
+        System.out.printf(Locale.ROOT, "%d carrier%s (checked: the scheduler's pool has parallelism %d), %d cores,"
+                + " JDK %s%n", p, p == 1 ? "" : "s", pool.getParallelism(), Runtime.getRuntime().availableProcessors(),
+                Runtime.version());
+    }
+
+    /** S14's line before the I/O batches: the bound, one sleep. */
+    public static void announceIo(int tasks, int sleepMs) {
+        System.out.printf(Locale.ROOT, "bound: I/O  %,d x sleep %,d ms: at least %,d ms, one sleep, whatever the"
+                + " carriers (a sleeping virtual thread leaves its carrier)%n", tasks, sleepMs, sleepMs);
+    }
+
+    /** S14's line before the CPU batches: the bound, the CPU time over min(P, cores). */
+    public static void announceCpu(int p, int tasks, double workMs, double expectedMs) {
+        System.out.printf(Locale.ROOT, "bound: CPU  %,d x ~%s ms of hashing: at least its CPU time / min(carriers"
+                + " %d, cores %d) = ~%,.0f ms (the CPU time is measured)%n", tasks, plain(workMs), p,
+                Runtime.getRuntime().availableProcessors(), expectedMs);
+    }
+
+    /** S14's budget: (--warmups + --reps) x one batch on one carrier, at most 10 minutes. */
+    public static void withinBudget(Experiment.Args a) {
+        String kind = a.oneOf("--kind");
+        int warmUps = a.intCount("--warmups"), reps = a.intCount("--reps");
+        double batchMs = (kind.equals("cpu") ? 0 : a.count("--sleep-ms"))
+                + (kind.equals("io") ? 0 : a.count("--tasks") * a.number("--work-ms"));
+        if ((warmUps + reps) * batchMs > 10 * 60_000) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmups + --reps) x (sleep-ms"
+                    + " + tasks x work-ms) = (%d + %d) x %,.0f ms = %,.0f s on one carrier; at most 10 minutes"
+                    + " (600 s) allowed: use fewer --tasks, a smaller --work-ms or fewer --reps", warmUps, reps,
+                    batchMs, (warmUps + reps) * batchMs / 1e3));
+        }
+    }
+
     /** 2 as "2", 0.5 as "0.5". */
     public static String plain(double d) {
         return d == Math.rint(d) ? String.format(Locale.ROOT, "%,.0f", d) : Double.toString(d);

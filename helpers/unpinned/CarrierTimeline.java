@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
 
 import unpinned.Timeline.Segment;
@@ -104,6 +105,51 @@ public final class CarrierTimeline {
         List<Segment> k = kept(segments);
         return new Kept(segments.size(), k.size(),
                 k.isEmpty() ? 0 : (k.get(k.size() - 1).startNanos() - k.get(0).startNanos()) / 1e6);
+    }
+
+    /** S12's one-line failure: nothing is saved. */
+    public static void fail(String message) {
+        throw new Experiment.RunFailed(message + "; nothing saved");
+    }
+
+    /** S12's first line: both scenarios' sizes. */
+    public static void announce(int tasks, int workUs, int hoppers, int hops) {
+        System.out.printf(Locale.ROOT, "unbalanced: 1 spawner starts %,d tasks of %,d µs; hopping: %d virtual threads"
+                + " x %,d x (%,d µs of CPU, sleep 1 ms); %d cores, JDK %s%n", tasks, workUs, hoppers, hops, workUs,
+                Runtime.getRuntime().availableProcessors(), Runtime.version());
+    }
+
+    /** S12's budget: the estimated run time at most 10 minutes. */
+    public static void withinBudget(Experiment.Args a) {
+        long tasks = a.count("--tasks"), workUs = a.count("--work-us"), hops = a.count("--hops");
+        int cores = Runtime.getRuntime().availableProcessors();
+        // each hopper takes hops x (work + 1 ms) alone, but 2 x cores of them share the cores: hops x 2 x work
+        double hopSeconds = Math.max(2 * workUs / 1e6, workUs / 1e6 + 1e-3);
+        double seconds = (double) tasks * workUs / 1e6 / cores + hops * hopSeconds;
+        if (seconds > 600) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--tasks %,d, --work-us %,d and --hops %,d"
+                    + " would take about %,.0f s on %d cores (tasks x work / cores + hops x max(2 x work,"
+                    + " work + 1 ms)); at most 10 minutes (600 s) allowed", tasks, workUs, hops, seconds, cores));
+        }
+    }
+
+    /**
+     * S12's figures from both recorded scenarios and the pool's steal counts before, between and after them:
+     * printed, drawn and saved with the charts.
+     */
+    public static Run report(ForkJoinPool pool, int workUs, long[] steals, int tasks, double uSeconds,
+                             Timeline.Recorder u, int hoppers, int hops, double hSeconds, Timeline.Recorder h) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        List<Segment> us = u.segments(), hs = h.segments();
+        List<Spawn> spawns = u.spawns();
+        var run = new Run(cores, pool.getParallelism(), pool.getPoolSize(), workUs, steals[0], steals[2],
+                steals[2] - steals[0], System.getProperty("java.version"),
+                unbalanced(tasks, uSeconds, us, spawns, steals[1] - steals[0], cores, pool.getQueuedTaskCount()),
+                hopping(hoppers, hops, hSeconds, hs, steals[2] - steals[1], cores));
+        print(run, us);
+        Protocol.progress("drawing the timelines");
+        save("s12-carrier-timeline", run, charts(run, us, spawns, hs));
+        return run;
     }
 
     /** The unbalanced scenario's figures from its recording and the pool's steal count over it. */

@@ -172,6 +172,26 @@ public final class NoTimeSlicing {
         return hogsStart;
     }
 
+    /** S15's --pings, or by default H / E + 20: 10 pings before the hogs start, their run, 10 after. */
+    public static int pingCount(Experiment.Args a) {
+        int hogMs = a.intCount("--hog-ms"), everyMs = a.intCount("--ping-every-ms");
+        return a.given("--pings") ? a.intCount("--pings") : (hogMs + everyMs - 1) / everyMs + 20;
+    }
+
+    /** S15's budget: N x E + ceil(K / cores) x H at most 10 minutes. */
+    public static void withinBudget(Experiment.Args a) {
+        int cores = Runtime.getRuntime().availableProcessors(), pings = pingCount(a);
+        int everyMs = a.intCount("--ping-every-ms"), hogMs = a.intCount("--hog-ms");
+        long rounds = (a.count("--hogs") + cores - 1) / cores; // hogs beyond the cores wait (or share a core)
+        long totalMs = (long) pings * everyMs + rounds * hogMs;
+        if (totalMs > TimeUnit.MINUTES.toMillis(10)) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--pings x --ping-every-ms +"
+                    + " ceil(--hogs / %d cores) x --hog-ms = %,d x %,d + %,d x %,d ms = %,.0f s; at most 10 minutes"
+                    + " (600 s) allowed: fewer --hogs, a shorter --hog-ms or fewer --pings", cores, pings, everyMs,
+                    rounds, hogMs, totalMs / 1e3));
+        }
+    }
+
     static String pings(int n) {
         return n + (n == 1 ? " ping" : " pings");
     }

@@ -144,6 +144,28 @@ public final class SchedulerInternals {
         }
     }
 
+    /** S28's line before the cases: the settings and the two times to compare against. */
+    public static void announceCompensation(int carriers, Integer maxPool, int n, int s) {
+        System.out.printf(Locale.ROOT, "%d carrier%s (checked), maxPoolSize %s, Java %s; %d virtual threads block"
+                + " %,d ms per case: ~%,d ms if they overlap (unmounted or compensated), ~%,d ms if they take"
+                + " turns%n", carriers, carriers == 1 ? "" : "s", maxPool == null ? "the JDK's default" : maxPool,
+                Runtime.version(), n, s, s, (long) s * (n + carriers - 1) / carriers);
+    }
+
+    /** S28's cross-option checks: --max-pool-size at least --carriers; at most 10 minutes if every case held. */
+    public static void checkCompensation(Experiment.Args a) {
+        int carriers = a.intCount("--carriers");
+        if (a.given("--max-pool-size") && a.count("--max-pool-size") < carriers) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--max-pool-size must be a whole number"
+                    + " from %,d to 256; got '%d'", carriers, a.count("--max-pool-size")));
+        }
+        if ((long) a.someOf("--case").size() * a.count("--threads") * a.count("--sleep-ms")
+                > TimeUnit.MINUTES.toMillis(10)) {
+            throw new IllegalArgumentException("cases x --threads x --sleep-ms is over 10 minutes (600 s):"
+                    + " use fewer --threads or a shorter --sleep-ms");
+        }
+    }
+
     /** VirtualThreadSchedulerMXBean.getPoolSize() on JDK 24+ (null before): reflection, so 21 runs these classes. */
     static Long mxBeanPoolSize() {
         try {

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Chapter 03's context switches, one run of snippet S11 ({@code context-switches}) in its own JVM: the OS's
@@ -76,6 +77,46 @@ public record Switches(String kind, double elapsedSeconds, long voluntary, long 
     static final double TICKS_PER_SECOND = 100;
     public static final Path PROC_TASKS = Path.of("/proc/self/task");
     public static final Path PROC_STAT = Path.of("/proc/self/stat");
+
+    // ---- S11's options and opening lines ----------------------------------------------------------------------
+
+    static final int MAX_PLATFORM_THREADS = 10_000;
+    static final long MAX_SLEEPING_MS = TimeUnit.MINUTES.toMillis(10);
+
+    /** Platform threads are OS threads: 10,000 at most; and at most 10 minutes of sleeping per thread. */
+    public static void checkSizes(Experiment.Args a) {
+        long threads = a.count("--threads");
+        if (a.oneOf("--kind").equals("platform") && threads > MAX_PLATFORM_THREADS) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads must be a whole number from 1"
+                    + " to %,d; got '%d' (with --kind platform each thread is an OS thread; --kind virtual allows"
+                    + " up to 1,000,000)", MAX_PLATFORM_THREADS, threads));
+        }
+        long warmUp = a.count("--warmup-sleeps"), sleeps = a.count("--sleeps"), sleepMs = a.count("--sleep-ms");
+        long sleepingMs = (warmUp + sleeps) * sleepMs;
+        if (sleepingMs > MAX_SLEEPING_MS) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "(--warmup-sleeps + --sleeps) x"
+                    + " --sleep-ms = (%,d + %,d) x %,d ms = %,.0f s of sleeping per thread; at most 10 minutes"
+                    + " (600 s) allowed", warmUp, sleeps, sleepMs, sleepingMs / 1e3));
+        }
+    }
+
+    /** S11 reads Linux's /proc: refused elsewhere before measuring. */
+    public static void requireCountable(Experiment.Args a) {
+        if (!countable()) throw new IllegalStateException("this experiment reads Linux's /proc (per-thread context"
+                + " switches and process CPU time), which this system doesn't have; run it on Linux");
+    }
+
+    /** S11's first lines: the run, and the bound on platform threads' switches (virtual ones have none but 0). */
+    public static void announce(String kind, int threads, int sleeps, int sleepMs) {
+        boolean platform = kind.equals("platform");
+        System.out.printf(Locale.ROOT, "%s threads: %,d x %,d sleeps of %,d ms, %d cores, Java %s%n", kind, threads,
+                sleeps, sleepMs, Runtime.getRuntime().availableProcessors(), Runtime.version());
+        System.out.println(platform ? String.format(Locale.ROOT, "expect at least %,d voluntary switches (one per"
+                + " sleep per thread) over at least %.2f s", (long) threads * sleeps, sleeps * sleepMs / 1e3)
+                : String.format(Locale.ROOT, "expect far fewer than one per sleep: a sleeping virtual thread"
+                + " unmounts with no OS switch; only the %d carriers and the timer thread block in the kernel, when"
+                + " they run out of work", Carriers.parallelism()));
+    }
 
     /** True where /proc gives per-thread switches and the process's CPU time. */
     public static boolean countable() {

@@ -448,7 +448,22 @@ public final class ThreadDump {
 
     /** What the run saw before it dumped: the groups, Thread.getState per group, and how long they took to settle. */
     public record Before(int perState, int carriers, List<Started> groups, Map<Group, Map<String, Integer>> jvmStates,
-                         double settleMs, Instant dumpAt) {}
+                         double settleMs, Instant dumpAt) {
+        /** Now, with Thread.getState counted per group. */
+        public static Before of(int perState, int carriers, List<Started> groups, double settleMs) {
+            Map<Group, Map<String, Integer>> jvmStates = new LinkedHashMap<>();
+            for (Started s : groups) jvmStates.put(s.group(), states(s.threads()));
+            return new Before(perState, carriers, groups, jvmStates, settleMs, Instant.now());
+        }
+    }
+
+    /** S19's first line: the threads, the carriers, the bounds (and, on JDK 21-23, what pinning leaves unmounted). */
+    public static void announce(int n, int carriers, boolean pins) {
+        System.out.printf(Locale.ROOT, "%,d virtual threads per group x 4 groups = %,d, %d carriers, Java %s, pid %d;"
+                + " bounds: jcmd's dump lists all (by name), jstack none%s%n", n, 4 * n, carriers, Runtime.version(),
+                ProcessHandle.current().pid(), pins ? String.format(Locale.ROOT, "; a thread blocked on a monitor"
+                + " pins its carrier: %d of the %,d blocked mount, the rest never run", Math.min(n, carriers), n) : "");
+    }
 
     /**
      * Reads the dump and jstack's text, counts the started threads per group, state and container, prints the
