@@ -189,15 +189,28 @@ public final class Jfr {
      * Read it with {@code ChildRun.result(Jfr.VirtualThreads.class, "S13_JfrVirtualThreads.java")}.
      */
     public record VirtualThreads(String javaVersion, int threads, int sleeps, int pins, long sleepMs, long pinMs,
-                                 int carriers, long recordingMs, Map<String, Long> events, Series series,
-                                 long pinnedTotal, Map<String, Long> pinnedByCase, Map<String, Long> pinnedReasons,
+                                 int carriers, long recordingMs, Map<String, Long> events,
+                                 Map<String, Map<String, Long>> threadKinds, Map<String, Long> otherEvents,
+                                 Series series, List<Phase> phases, long pinnedTotal, Map<String, Long> pinnedByCase,
+                                 Map<String, Long> pinnedReasons, List<Pin> pinned, long pinsPhaseMs,
                                  List<FreezeThaw> freezeThawFields, String vthreadScheduler,
                                  String vthreadSchedulerNote, String jfrFile) {
         /** Events per bucket of {@code bucketMs}, by series name ("jdk.ThreadSleep/virtual"...). */
         public record Series(double bucketMs, List<String> names, Map<String, double[]> counts) {}
 
-        /** One continuation event type: its fields and how many the run emitted. */
-        public record FreezeThaw(String event, List<String> fields, long emitted) {}
+        /** A stretch of the workload, in ms since the recording started (for marking the chart). */
+        public record Phase(String name, long startMs, long endMs) {}
+
+        /** One pinned event: how long, which of the workload's cases, and its JDK 24+ fields (null before). */
+        public record Pin(double durationMs, @com.google.gson.annotations.SerializedName("case") String pinCase,
+                          String reason, String blockingOperation, String carrier) {}
+
+        /**
+         * One continuation event type: its fields and how many the run emitted; if any, the event threads that were
+         * virtual, the distinct event threads and carriers, and one event's fields as text (else null).
+         */
+        public record FreezeThaw(String event, List<String> fields, long emitted, Long eventThreadVirtual,
+                                 Integer distinctEventThreads, Integer distinctCarriers, Map<String, String> sample) {}
 
         /** The scheduler as jcmd Thread.vthread_scheduler printed it, or why it was not asked. */
         public String scheduler() {
