@@ -1,11 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21 -parameters
-// A heap cap, as S20 (the JDK 25 post fixed its heap at 512 MB); //CDS: later starts take ~2 s instead of ~4.
-// Netty (WebFlux's server, and its client) loads native code; JDK 24+ warns unless native access is enabled.
+// A heap cap as S20 (512 MB); //CDS: later starts take ~2 s, not ~4; Netty loads native code (JDK 24+ warns).
 //RUNTIME_OPTIONS -Xmx512m -Xlog:cds*=off --enable-native-access=ALL-UNNAMED
 //CDS
-// Spring Boot's bill of materials pins every Spring, Tomcat, Reactor Netty and Jackson version to this release.
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
 //DEPS org.springframework.boot:spring-boot-starter-webflux:4.1.1
@@ -17,6 +15,7 @@
 //SOURCES ../helpers/unpinned/ProcessStats.java
 //SOURCES ../helpers/unpinned/ServerControl.java
 //SOURCES ../helpers/unpinned/OrderRules.java
+//SOURCES ../helpers/unpinned/OrderServer.java
 package unpinned.snippets;
 
 /*
@@ -24,26 +23,17 @@ package unpinned.snippets;
  *
  * The question: an article measured the same order endpoint as Spring MVC with spring.threads.virtual.enabled
  * and as Spring WebFlux, and found them within a few percent (8,200 vs 8,500 orders/s at 1,000 users on 8 vCPU).
- * Same steps, two programming models:
- *   --stack mvc      Spring MVC on Tomcat, a new virtual thread per request: blocking controller code
- *   --stack webflux  Spring WebFlux on Reactor Netty, a few event loops: the same steps as a Mono chain
- * GET /order?id=N is S06's contract: the price from a slow dependency (100 ms), then the stock from a fast one
- * (10 ms), answered as {"id":N,"price":P,"stock":S}; 400 for an id that is no number; ids >= 1,000,000 have no
- * stock record and fail deep inside with 500 and the stack trace as text (a course server on loopback only).
+ * Same steps, two programming models: --stack mvc (Tomcat, a new virtual thread per request, blocking code) or
+ * --stack webflux (Reactor Netty, a few event loops, the same steps as a Mono chain). GET /order?id=N is S06's
+ * contract: price from a slow dependency (100 ms), then stock from a fast one (10 ms); 400 for an id that is no
+ * number; ids >= 1,000,000 fail deep inside with 500 and the stack trace as text (loopback only).
  *
- * The bound: neither caps concurrency (no pool of threads, Tomcat allowed 20,000 connections, keep-alive without
- * a request limit), so Little's law gives users / 0.110 s for both, and the machine's cores cap both at
- * cores / (CPU seconds per order). The pitfall: on a small machine both reach the CPU bound long before
- * Little's, so what differs is CPU per request (the framework's and the client's), not concurrency; "reactive
- * scales better" is not what such a run measures.
- *
- * Dependencies: simulated in-process (Thread.sleep, Mono.delay), or with --deps http://127.0.0.1:PORT real HTTP
- * calls to a dependency stub (S07): RestClient on the JDK HttpClient for MVC, WebClient on Reactor Netty for
- * WebFlux, each client's pool unbounded so it never becomes the limit.
- *
- * Command line, port, loopback and stopping as S20: Spring's own --name=value properties too, --port N or
- * --server.port=N, --control for the course's ServerProcess (@@ready once Spring says the application is ready,
- * then "stats" and "stop" on standard input); it stops on "stop", at the end of its input and on SIGTERM.
+ * The bound: neither caps concurrency, so Little's law gives users / 0.110 s for both, and the cores cap both at
+ * cores / (CPU seconds per order). The pitfall: on a small machine both reach the CPU bound long before Little's,
+ * so what differs is CPU per request (framework and client), not concurrency; "reactive scales better" is not
+ * what such a run measures. Dependencies are simulated in-process (Thread.sleep, Mono.delay), or with --deps real
+ * HTTP calls to S07's stub (RestClient on the JDK HttpClient / WebClient on Reactor Netty, pools unbounded).
+ * Command line, port, --control and stopping as S20 (plumbing: unpinned.SpringArgs, unpinned.OrderServer).
  */
 
 import org.springframework.boot.SpringApplication;
@@ -73,22 +63,17 @@ import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
 import unpinned.Cli;
 import unpinned.OrderRules;
+import unpinned.OrderServer;
 import unpinned.ServerControl;
 import unpinned.SpringArgs;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
 
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -108,15 +93,9 @@ public class S22_SpringOrderService {
               spring.autoconfigure.exclude. It binds 127.0.0.1 only (server.address can't be changed).""";
 
     static final int DEFAULT_PORT = 8080;
-    static final String TOMCAT_REACTIVE =
-            "org.springframework.boot.tomcat.autoconfigure.reactive.TomcatReactiveWebServerAutoConfiguration";
-    static final Duration SLOW = Duration.ofMillis(100);
-    static final Duration FAST = Duration.ofMillis(10);
+    static final Duration SLOW = Duration.ofMillis(100), FAST = Duration.ofMillis(10);
     static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
-    static final AtomicLong HANDLED = new AtomicLong();
-    static final AtomicLong FAILED = new AtomicLong();
-    static final AtomicLong ON_VIRTUAL_THREADS = new AtomicLong();
-    static final AtomicLong DROPPED = new AtomicLong();
+    static final OrderServer.Counts COUNTS = new OrderServer.Counts();
     /** Where the real dependencies live (--deps, checked to be loopback), or null: simulated in-process. */
     static URI deps;
     static volatile long readyNanos;
@@ -146,7 +125,7 @@ public class S22_SpringOrderService {
             try {
                 double price = priceService(n);   // slow dependency: the thread waits 100 ms (unmounted)
                 int stock = stockService(n);      // fast dependency: 10 ms
-                if (Thread.currentThread().isVirtual()) ON_VIRTUAL_THREADS.incrementAndGet();
+                if (Thread.currentThread().isVirtual()) COUNTS.onVirtualThreads().incrementAndGet();
                 return json(orderJson(n, price, stock));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // the server is stopping
@@ -242,7 +221,7 @@ public class S22_SpringOrderService {
     // ---------------------------------------------------------------- the answers (rules: unpinned.OrderRules, as S06)
 
     static String orderJson(long id, double price, int stock) {
-        HANDLED.incrementAndGet();
+        COUNTS.handled().incrementAndGet();
         return OrderRules.orderJson(id, price, stock);
     }
 
@@ -251,59 +230,37 @@ public class S22_SpringOrderService {
     }
 
     static ResponseEntity<String> badId() {
-        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON)
-                .body(OrderRules.BAD_ID);
+        return ResponseEntity.badRequest().contentType(MediaType.APPLICATION_JSON).body(OrderRules.BAD_ID);
     }
 
     /** 500 with the stack trace as the JVM prints it: the lesson's evidence (blocking and reactive differ). */
     static ResponseEntity<String> failed(Throwable e) {
-        FAILED.incrementAndGet();
-        StringWriter out = new StringWriter();
-        e.printStackTrace(new PrintWriter(out));
-        return ResponseEntity.internalServerError().contentType(MediaType.TEXT_PLAIN).body(out.toString());
+        COUNTS.failed().incrementAndGet();
+        return ResponseEntity.internalServerError().contentType(MediaType.TEXT_PLAIN).body(OrderServer.trace(e));
     }
 
     // ---------------------------------------------------------------- start, serve, stop
 
-    /** Defaults the command line can override (lowest precedence in Spring's order). */
-    static Map<String, Object> defaults() {
-        Map<String, Object> d = new LinkedHashMap<>();
-        d.put("spring.application.name", "unpinned-spring-orders");
-        d.put("spring.main.banner-mode", "off");
-        d.put("server.shutdown", "immediate");              // a course server stops at once; its load is over
-        // Tomcat's defaults would cap the experiment before the threads do: 8,192 connections, a backlog of 100,
-        // and a connection closed after 100 requests (a closed-loop user would reconnect every 100 orders).
-        d.put("server.tomcat.max-connections", 20_000);
-        d.put("server.tomcat.accept-count", 10_000);
-        d.put("server.tomcat.max-keep-alive-requests", -1);
-        // Reactor Netty's client warns, with an exception line, about each call the stop cuts short; an order that
-        // fails in the window is a 500 the load generator counts, and "failed" in stats, so the warning says nothing.
-        d.put("logging.level.reactor.netty.http.client", "ERROR");
-        return d;
-    }
-
     public static void main(String[] args) throws Exception {
-        SpringArgs a = SpringArgs.parseOrExit("S22", USAGE, args, DEFAULT_PORT, Set.of("--stack", "--deps"), Set.of(),
-                s -> {
+        SpringArgs a = SpringArgs.parseOrExit("S22", USAGE, args, DEFAULT_PORT,
+                Set.of("--stack", "--deps"), Set.of(), s -> {
                     s.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
                     deps = Cli.loopbackBaseUrl("--deps", s.cli().value("--deps", null), "a dependency-stub");
-                    for (String p : List.of("spring.main.web-application-type", "spring.threads.virtual.enabled",
-                            "spring.autoconfigure.exclude")) s.refuse(p, "--stack");
+                    for (String p : OrderServer.STACK_PROPERTIES) s.refuse(p, "--stack");
                     return s;
                 });
         String stack = a.cli().oneOf("--stack", "mvc", List.of("mvc", "webflux"));
         boolean mvc = stack.equals("mvc");
         // Both starters are on the classpath, so Spring would pick the servlet stack: --stack decides. On the
-        // reactive stack Tomcat could serve WebFlux too; excluding its factory leaves Reactor Netty, whatever
-        // the order Spring happens to process auto-configurations in.
+        // reactive stack Tomcat could serve WebFlux too; excluding its factory leaves Reactor Netty.
         a = a.with("spring.main.web-application-type", mvc ? "servlet" : "reactive")
                 .with("spring.threads.virtual.enabled", "" + mvc);
-        if (!mvc) a = a.with("spring.autoconfigure.exclude", TOMCAT_REACTIVE);
+        if (!mvc) a = a.with("spring.autoconfigure.exclude", OrderServer.TOMCAT_REACTIVE);
         // A load generator that hangs up while orders are in flight cancels their WebClient calls; Reactor then
         // logs every late error ("onErrorDropped") with a stack trace. Counted instead: stats' droppedAfterCancel.
-        Hooks.onErrorDropped(e -> DROPPED.incrementAndGet());
+        Hooks.onErrorDropped(e -> COUNTS.dropped().incrementAndGet());
         SpringApplication app = new SpringApplication(S22_SpringOrderService.class);
-        app.setDefaultProperties(defaults());
+        app.setDefaultProperties(OrderServer.springDefaults());
         app.addListeners((ApplicationListener<ApplicationEvent>) event -> {
             if (event instanceof ApplicationReadyEvent) readyNanos = System.nanoTime();
         });
@@ -311,32 +268,14 @@ public class S22_SpringOrderService {
         ConfigurableApplicationContext context = SpringArgs.startOrExit("S22", a.port(),
                 () -> app.run(spring.toArray(String[]::new)), () -> readyNanos != 0);
         Environment env = context.getEnvironment();
-        int port = env.getRequiredProperty("local.server.port", Integer.class);
-        boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
-        double startSeconds = SpringArgs.secondsSinceJvmStart();
-        URI uri = URI.create("http://127.0.0.1:" + port + "/order");
-        System.out.println(String.format(Locale.ROOT, "serving Spring Boot %s orders at %s?id=1, %s (%s); ready"
-                        + " %.1f s after the JVM started%s", SpringBootVersion.getVersion(), uri,
-                mvc ? "Spring MVC on Tomcat, a virtual thread per request" : "Spring WebFlux on Reactor Netty",
-                deps == null ? "dependencies simulated" : "dependencies at " + deps, startSeconds,
-                a.control() ? "" : "; Ctrl-C stops it"));
-        Map<String, Object> describe = new LinkedHashMap<>();
-        describe.put("springBoot", SpringBootVersion.getVersion());
-        describe.put("stack", stack);
-        describe.put("webServer", context instanceof WebServerApplicationContext w
-                ? w.getWebServer().getClass().getSimpleName() : "unknown");
-        describe.put("virtualThreads", virtual);
-        describe.put("deps", deps == null ? "simulated" : deps.toString());
-        describe.put("startSeconds", startSeconds);
-        describe.put("maxHeapMb", Runtime.getRuntime().maxMemory() >> 20);
-        ServerControl.serve(uri, describe, a.control(), () -> {
-            Map<String, Object> own = new LinkedHashMap<>();
-            own.put("handled", HANDLED.get());
-            own.put("failed", FAILED.get());
-            own.put("handledOnVirtualThreads", ON_VIRTUAL_THREADS.get());
-            own.put("droppedAfterCancel", DROPPED.get());
-            return own;
-        }, context::close);
+        URI uri = URI.create("http://127.0.0.1:" + env.getRequiredProperty("local.server.port", Integer.class)
+                + "/order");
+        String webServer = context instanceof WebServerApplicationContext w
+                ? w.getWebServer().getClass().getSimpleName() : "unknown";
+        ServerControl.serve(uri, OrderServer.springDescribe(SpringBootVersion.getVersion(), stack, webServer,
+                        env.getProperty("spring.threads.virtual.enabled", Boolean.class, false), deps,
+                        SpringArgs.secondsSinceJvmStart(), uri, a.control()),
+                a.control(), COUNTS::stats, context::close);
         System.exit(0); // stopped: context closed, the server and the clients gone
     }
 }
@@ -351,12 +290,10 @@ public class S22_SpringOrderService {
  *   tools/jbang order-sweep --impl spring --users 200,500 --deps   (both stacks, each in its own JVM, vs bounds)
  *
  * What you should see (a 2-core VM, JDK 25, Spring Boot 4.1.1): "serving Spring Boot 4.1.1 orders ..." ~2.5 s
- * after the JVM starts (~5 s the first time, while JBang's class-data archive is made); {"id":42,"price":52.0,
- * "stock":0} in ~110 ms from either stack; the 500 of id=1000000 shows two kinds of trace: Spring's and
- * Tomcat's frames under the controller on mvc, Reactor's operators and a scheduler thread on webflux.
- * Under 200 users with simulated dependencies both stay near Little's law (~1,790 of 1,818 orders/s) at
- * ~200 (mvc) and ~150 (webflux) µs of server CPU per order. With --deps the clients' cost shows: RestClient
- * on the JDK HttpClient took ~1,300 µs per order, WebClient on Reactor Netty ~350 µs, so on 2 cores mvc sat
- * at its CPU bound (~1,080 orders/s) while webflux came close to Little's (~1,690). Run it on a machine
- * with more cores and both reach Little's law: the model did not cap concurrency, the CPU per order did.
+ * after the JVM starts (~5 s the first time); {"id":42,"price":52.0,"stock":0} in ~110 ms from either stack; the
+ * 500 of id=1000000 shows Spring's and Tomcat's frames under the controller on mvc, Reactor's operators and a
+ * scheduler thread on webflux. Under 200 users with simulated dependencies both stay near Little's law (~1,790
+ * of 1,818 orders/s) at ~200 (mvc) / ~150 (webflux) µs of server CPU per order. With --deps RestClient on the JDK
+ * HttpClient took ~1,300 µs per order, WebClient ~350 µs: on 2 cores mvc sat at its CPU bound (~1,080 orders/s),
+ * webflux near Little's (~1,690). With more cores both reach Little's law: the CPU per order capped, not the model.
  */

@@ -13,7 +13,6 @@
 //SOURCES ../helpers/unpinned/Cli.java
 //SOURCES ../helpers/unpinned/Protocol.java
 //SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
 //SOURCES ../helpers/unpinned/Backpressure.java
 //SOURCES ../helpers/unpinned/ChildRun.java
 //SOURCES ../helpers/unpinned/Show.java
@@ -29,45 +28,36 @@ package unpinned.snippets;
  *
  * The bound: a query holds its connection for q seconds, so at most min(U, P) run at once and Little's law gives
  * throughput <= min(U, P) / q, however many threads wait (10 / 0.050 s = 200 queries/s in the quick profile).
- * Counted inside a window of W seconds, a connection can finish floor(W / q) + 1 queries, so the measured figure
- * may sit that edge above P / q (the "ceiling"), never more. Beyond U = P more users add only waiting.
+ * Counted in a window of W seconds a connection can finish floor(W / q) + 1 queries, so the figure may sit that
+ * edge above P / q (the "ceiling"), never more. Beyond U = P more users add only waiting.
  *
  * The pitfall: a thread pool used to queue the extra work in front of the database; with a virtual thread per
- * user every one of them reaches the pool and waits IN it, and HikariCP lets each wait connectionTimeout (500 ms
- * here), then throws SQLTransientConnectionException. The database is as busy as it can be and a large share of
- * the users get errors (the seminar write-up's caution: virtual threads bring no backpressure of their own, so
- * downstream connections time out; use a Semaphore). Worse, HikariCP's queue is not first come, first served: a
- * connection handed to a waiting thread is free until that thread runs, and a user asking again at once takes it
- * first (barging). So a few users get every query done with almost no wait, and the rest get none and time out,
- * again and again: the mean wait of the queries that got a connection hides them; count the users that got no
- * query done in the window. Three guards, each in its own runs (--guard):
- *   none       every user asks the pool directly: P / q, and timeouts once users outnumber the pool well enough;
- *   semaphore  a fair Semaphore(P) in front of the pool, released after the connection is returned: users wait
- *              at the semaphore, which has no timeout, so none ever waits in HikariCP's queue: the same
- *              throughput and no timeouts (the wait moves, it doesn't go away: Little's law again);
- *   bulkhead   a second, slow downstream shares the pool: U "slow" users run pg_sleep(10 q) while P/2 "fast" users
- *              run pg_sleep(q). Unguarded (run "mixed") the slow calls hold connections ten times longer, the fast
- *              queries lose throughput as the slow users grow, and hundreds of calls time out; a bulkhead (a fair
- *              Semaphore(P/2) around the slow call only, tryAcquire waiting at most one fast query's time, so a
- *              slow call is turned away rather than queued) keeps P/2 connections for the fast users: fast at its
- *              bound (P/2) / q with no timeouts, slow capped at (P/2) / 10 q.
- * Each level reports throughput against its bound, timeouts (and calls the bulkhead turned away), the wait for a
- * connection (from asking, semaphore included, to holding one: mean and p99 of the queries that got one; "in the
- * pool" is HikariCP's part), mean latency, errors, and how busy the pool was (connection-seconds used / P).
- *
- * Bounded in time and in count: each level is warm-up + window seconds; a user starts no query after the window
- * and runs at most (warm-up + window) / min(q, timeout) + 2 of them; a level whose users haven't ended a minute
- * after the window is interrupted and fails. The database starts and stops inside this JVM (try/finally, and a
- * shutdown hook on Ctrl-C); if the embedded PostgreSQL can't start here (no user namespaces), H2 in PostgreSQL
- * mode stands in, with one line saying so. Results go to results/s23-pool-cap/.
+ * user every one of them waits IN the pool, and HikariCP lets each wait connectionTimeout (500 ms here), then
+ * throws SQLTransientConnectionException: the database is as busy as it can be and many users get errors
+ * (virtual threads bring no backpressure of their own). Worse, HikariCP's queue is not first come, first served
+ * (a user asking again at once takes a returned connection first: barging), so a few users get every query and
+ * the rest time out again and again: count the users with no query done, not the mean wait. Guards (--guard):
+ *   none       every user asks the pool directly: P / q, and timeouts once users outnumber the pool enough;
+ *   semaphore  a fair Semaphore(P) in front of the pool (no timeout): the same throughput and no timeouts;
+ *              the wait moves to the semaphore, it doesn't go away (Little's law again);
+ *   bulkhead   a slow downstream (pg_sleep(10 q), U users) shares the pool with P/2 fast users. Unguarded ("mixed")
+ *              the fast queries lose throughput and calls time out by the hundred; a bulkhead (a fair
+ *              Semaphore(P/2) around the slow call, tryAcquire for one fast query's time, then turned away) keeps
+ *              P/2 connections for the fast users: fast at (P/2) / q with no timeouts, slow capped at (P/2) / 10 q.
+ * Bounded: each level is warm-up + window; a user starts no query after the window and runs a bounded count; a
+ * level whose users haven't ended a minute after it fails. The database starts and stops in this JVM; if the
+ * embedded PostgreSQL can't start here, H2 in PostgreSQL mode stands in (one line says so).
+ * Plumbing (tallies, sampling, the summary, the saved records): unpinned.Backpressure.
  */
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import unpinned.Backpressure;
 import unpinned.Backpressure.Level;
+import unpinned.Backpressure.PoolOptions;
 import unpinned.Backpressure.Stats;
 import unpinned.Backpressure.Tally;
+import unpinned.Backpressure.Waiters;
 import unpinned.Database;
 import unpinned.Experiment;
 import unpinned.Protocol;
@@ -79,18 +69,20 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import static unpinned.Backpressure.PoolOptions.SLOW_FACTOR;
+import static unpinned.Backpressure.acquire;
+import static unpinned.Backpressure.inWindow;
+
 public class S23_PoolCap {
-    static final int MAX_USERS = 10_000, MAX_LEVELS = 12, SLOW_FACTOR = 10;
+    static final int MAX_USERS = 10_000, MAX_LEVELS = 12;
     static final String SQL = "SELECT pg_sleep(?)";
 
     /** One user: queries back to back until the window ends, at most maxQueries of them. */
     record User(Tally tally, Semaphore permits, boolean tryOnly, double seconds, long windowStart, long windowEnd,
                 int maxQueries, int bulkheadWaitMs, HikariDataSource pool) implements Runnable {
-        @Override
         public void run() {
             for (int i = 0; i < maxQueries && System.nanoTime() < windowEnd; i++) {
                 if (Thread.currentThread().isInterrupted()) return;
@@ -129,62 +121,13 @@ public class S23_PoolCap {
         }
     }
 
-    /** Only what ends inside the window counts. */
-    static boolean inWindow(long t, long windowStart, long windowEnd) {
-        return t >= windowStart && t < windowEnd;
-    }
-
-    static boolean acquire(Semaphore permits) throws InterruptedException {
-        permits.acquire(); // no timeout: the user waits here, never in HikariCP's queue
-        return true;
-    }
-
-    /** Waits until every connection is back and idle (at most 10 s), so the next level starts from a full pool. */
-    static void settle(HikariDataSource pool, int size) throws InterruptedException {
-        HikariPoolMXBean mx = pool.getHikariPoolMXBean();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while ((mx.getIdleConnections() < size || mx.getThreadsAwaitingConnection() > 0)
-                && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-    }
-
-    record Options(List<Integer> users, int pool, int queryMs, int timeoutMs, List<String> runs, double warmupS,
-                   double durationS) {
-        int bulkheadPermits() {
-            return pool / 2;
-        }
-
-        int fastUsersMixed() {
-            return pool - bulkheadPermits();
-        }
-
-        /** A slow call turned away by the bulkhead waited at most this long for a permit. */
-        int bulkheadWaitMs() {
-            return Math.max(queryMs, 10);
-        }
-
-        static Options of(Experiment.Args a) {
-            List<String> runs = switch (a.oneOf("--guard")) {
-                case "none" -> List.of("none");
-                case "semaphore" -> List.of("semaphore");
-                case "bulkhead" -> List.of("mixed", "bulkhead");
-                default -> List.of("none", "semaphore", "mixed", "bulkhead");
-            };
-            return new Options(a.counts("--users"), a.intCount("--pool"), a.intCount("--query-ms"),
-                    a.intCount("--connection-timeout-ms"), runs, a.number("--warmup-s"), a.number("--duration-s"));
-        }
-    }
-
     /** One level of one run: start the users, sample the queues over the window, wait for the users, add up. */
-    static Level level(Options o, HikariDataSource pool, String run, int users) throws InterruptedException {
+    static Level level(PoolOptions o, HikariDataSource pool, String run, int users) throws InterruptedException {
         boolean mixed = run.equals("mixed") || run.equals("bulkhead");
         int fastUsers = mixed ? o.fastUsersMixed() : users, slowUsers = mixed ? users : 0;
         double q = o.queryMs() / 1e3, slowQ = SLOW_FACTOR * q;
         Semaphore fastPermits = run.equals("semaphore") ? new Semaphore(o.pool(), true) : null;
         Semaphore slowPermits = run.equals("bulkhead") ? new Semaphore(o.bulkheadPermits(), true) : null;
-        double shortest = Math.min(o.queryMs(), o.timeoutMs()) / 1e3; // the least any attempt can take
-        int maxQueries = (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil((o.warmupS() + o.durationS()) / shortest) + 2);
         List<Tally> fast = new ArrayList<>(), slow = new ArrayList<>();
         List<Thread> threads = new ArrayList<>(fastUsers + slowUsers);
         long windowStart = System.nanoTime() + (long) (o.warmupS() * 1e9);
@@ -194,29 +137,21 @@ public class S23_PoolCap {
             Tally t = new Tally();
             (isSlow ? slow : fast).add(t);
             User u = new User(t, isSlow ? slowPermits : fastPermits, isSlow && slowPermits != null,
-                    isSlow ? slowQ : q, windowStart, windowEnd, maxQueries, o.bulkheadWaitMs(), pool);
+                    isSlow ? slowQ : q, windowStart, windowEnd, o.maxQueries(), o.bulkheadWaitMs(), pool);
             threads.add(Thread.ofVirtual().name("s23-" + (isSlow ? "slow-" : "user-") + i).start(u));
         }
-        int poolWaitersMax = 0, permitWaitersMax = 0;
         HikariPoolMXBean mx = pool.getHikariPoolMXBean();
-        Semaphore sampled = fastPermits != null ? fastPermits : slowPermits;
-        boolean sampledAll = false;
+        Waiters waiters = null;
         try {
-            for (long now; (now = System.nanoTime()) < windowEnd; ) {
-                if (now >= windowStart) {
-                    poolWaitersMax = Math.max(poolWaitersMax, mx.getThreadsAwaitingConnection());
-                    if (sampled != null) permitWaitersMax = Math.max(permitWaitersMax, sampled.getQueueLength());
-                }
-                Thread.sleep(Math.max(1, Math.min(50, (windowEnd - now) / 1_000_000)));
-            }
-            sampledAll = true;
+            waiters = Backpressure.sample(mx::getThreadsAwaitingConnection,
+                    fastPermits != null ? fastPermits : slowPermits, windowStart, windowEnd);
         } finally { // everyone stops starting queries now; the last ones finish (a slow query, or a timeout)
             Backpressure.joinUsers(threads, windowEnd + TimeUnit.SECONDS.toNanos(60) + (long) (slowQ * 1e9)
-                    + o.timeoutMs() * 1_000_000L, run + " at " + users + " users", sampledAll);
+                    + o.timeoutMs() * 1_000_000L, run + " at " + users + " users", waiters != null);
         }
         int slowServers = !mixed ? 0 : Math.min(slowUsers, run.equals("bulkhead") ? o.bulkheadPermits() : o.pool());
         return Level.of(run, fastUsers, slowUsers, o.pool(), q, slowQ, o.durationS(), Stats.of(fast), Stats.of(slow),
-                Math.min(fastUsers, o.pool()), slowServers, poolWaitersMax, permitWaitersMax);
+                Math.min(fastUsers, o.pool()), slowServers, waiters.pool(), waiters.permits());
     }
 
     public static void main(String[] args) {
@@ -235,7 +170,7 @@ public class S23_PoolCap {
                 .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
                 .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))
                 .check(a -> {
-                    Options o = Options.of(a);
+                    PoolOptions o = PoolOptions.of(a);
                     Backpressure.checkPoolPlan(o.runs(), o.users(), o.pool(), o.queryMs(), o.timeoutMs(), o.warmupS(),
                             o.durationS(), SLOW_FACTOR);
                 })
@@ -251,30 +186,21 @@ public class S23_PoolCap {
 
     /** Every run at every level, on one pool of one database, stopped (and its folder deleted) in every case. */
     static Backpressure.PoolCap measure(Experiment.Args a) throws InterruptedException {
-        Options o = Options.of(a);
-        System.out.println(String.format(Locale.ROOT, "pool of %d connections, each query pg_sleep(%.3f s), connection"
-                        + " timeout %,d ms; closed-loop virtual-thread users %s; runs %s; warm-up %.1f s, window %.1f s"
-                        + " per level; bound: min(users, pool) / query seconds (Little's law)", o.pool(),
-                o.queryMs() / 1e3, o.timeoutMs(), o.users(), String.join(", ", o.runs()), o.warmupS(), o.durationS()));
+        PoolOptions o = PoolOptions.of(a);
+        o.print();
         try (Database db = Database.start(System.out)) { // close(): stops the server and deletes its folder
             System.out.println("database: " + db.version() + " (" + db.kind() + ", " + db.jdbcUrl() + ")");
             HikariDataSource pool = db.pool("s23-pool", o.pool(), Duration.ofMillis(o.timeoutMs()));
+            HikariPoolMXBean mx = pool.getHikariPoolMXBean();
             List<Level> rows = new ArrayList<>();
             int total = o.runs().size() * o.users().size();
             for (String run : o.runs()) {
-                if (run.equals("mixed")) {
-                    System.out.println(String.format(Locale.ROOT, "mixed and bulkhead: %d fast users (pg_sleep %.3f"
-                                    + " s) next to U slow users (pg_sleep %.3f s) on the same pool; the bulkhead lets at"
-                                    + " most %d slow calls hold a connection, each waiting at most %d ms for its turn",
-                            o.fastUsersMixed(), o.queryMs() / 1e3, SLOW_FACTOR * o.queryMs() / 1e3,
-                            o.bulkheadPermits(), o.bulkheadWaitMs()));
-                }
+                if (run.equals("mixed")) o.printMixed();
                 for (int users : o.users()) {
-                    Protocol.progress(String.format(Locale.ROOT, "%s: %d users (%d/%d)", run, users, rows.size() + 1,
-                            total));
+                    Protocol.progress(run + ": " + users + " users (" + (rows.size() + 1) + "/" + total + ")");
                     rows.add(level(o, pool, run, users));
                     System.out.println(rows.getLast().describe());
-                    settle(pool, o.pool());
+                    Backpressure.settle(mx::getIdleConnections, mx::getThreadsAwaitingConnection, o.pool());
                 }
             }
             if (rows.stream().allMatch(r -> r.queries() + (r.slowQueries() == null ? 0 : r.slowQueries()) == 0)) {

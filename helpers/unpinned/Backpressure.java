@@ -320,6 +320,101 @@ public final class Backpressure {
         }
     }
 
+    /** S23's options, read once: levels, pool P, query ms, HikariCP timeout, the runs --guard names, the window. */
+    public record PoolOptions(List<Integer> users, int pool, int queryMs, int timeoutMs, List<String> runs,
+                              double warmupS, double durationS) {
+        /** The slow downstream of the mixed and bulkhead runs sleeps this many times a fast query. */
+        public static final int SLOW_FACTOR = 10;
+
+        public int bulkheadPermits() {
+            return pool / 2;
+        }
+
+        public int fastUsersMixed() {
+            return pool - bulkheadPermits();
+        }
+
+        /** A slow call turned away by the bulkhead waited at most this long for a permit. */
+        public int bulkheadWaitMs() {
+            return Math.max(queryMs, 10);
+        }
+
+        /** The most queries one user can run in a level: warm-up + window over the least an attempt takes, + 2. */
+        public int maxQueries() {
+            double shortest = Math.min(queryMs, timeoutMs) / 1e3;
+            return (int) Math.min(Integer.MAX_VALUE, (long) Math.ceil((warmupS + durationS) / shortest) + 2);
+        }
+
+        public static PoolOptions of(Experiment.Args a) {
+            List<String> runs = switch (a.oneOf("--guard")) {
+                case "none" -> List.of("none");
+                case "semaphore" -> List.of("semaphore");
+                case "bulkhead" -> List.of("mixed", "bulkhead");
+                default -> List.of("none", "semaphore", "mixed", "bulkhead");
+            };
+            return new PoolOptions(a.counts("--users"), a.intCount("--pool"), a.intCount("--query-ms"),
+                    a.intCount("--connection-timeout-ms"), runs, a.number("--warmup-s"), a.number("--duration-s"));
+        }
+
+        /** The plan line S23 prints before measuring. */
+        public void print() {
+            System.out.println(String.format(Locale.ROOT, "pool of %d connections, each query pg_sleep(%.3f s),"
+                            + " connection timeout %,d ms; closed-loop virtual-thread users %s; runs %s; warm-up"
+                            + " %.1f s, window %.1f s per level; bound: min(users, pool) / query seconds (Little's"
+                            + " law)", pool, queryMs / 1e3, timeoutMs, users, String.join(", ", runs), warmupS,
+                    durationS));
+        }
+
+        /** The line before the mixed run: who shares the pool, and what the bulkhead allows. */
+        public void printMixed() {
+            System.out.println(String.format(Locale.ROOT, "mixed and bulkhead: %d fast users (pg_sleep %.3f s) next"
+                            + " to U slow users (pg_sleep %.3f s) on the same pool; the bulkhead lets at most %d slow"
+                            + " calls hold a connection, each waiting at most %d ms for its turn", fastUsersMixed(),
+                    queryMs / 1e3, SLOW_FACTOR * queryMs / 1e3, bulkheadPermits(), bulkheadWaitMs()));
+        }
+    }
+
+    /** Only what ends inside the window counts. */
+    public static boolean inWindow(long t, long windowStart, long windowEnd) {
+        return t >= windowStart && t < windowEnd;
+    }
+
+    /** Takes a permit, waiting as long as it takes (no timeout: the user waits here, never in the pool's queue). */
+    public static boolean acquire(java.util.concurrent.Semaphore permits) throws InterruptedException {
+        permits.acquire();
+        return true;
+    }
+
+    /** The longest queues seen in a level's window: threads waiting in the pool, and at the semaphore. */
+    public record Waiters(int pool, int permits) {
+    }
+
+    /**
+     * Samples the queues every 50 ms until {@code windowEnd}, counting from {@code windowStart}: {@code poolWaiters}
+     * (HikariCP's threads awaiting a connection) and the queue of {@code permits} (null: none).
+     */
+    public static Waiters sample(java.util.function.IntSupplier poolWaiters, java.util.concurrent.Semaphore permits,
+                                 long windowStart, long windowEnd) throws InterruptedException {
+        int pool = 0, queued = 0;
+        for (long now; (now = System.nanoTime()) < windowEnd; ) {
+            if (now >= windowStart) {
+                pool = Math.max(pool, poolWaiters.getAsInt());
+                if (permits != null) queued = Math.max(queued, permits.getQueueLength());
+            }
+            Thread.sleep(Math.max(1, Math.min(50, (windowEnd - now) / 1_000_000)));
+        }
+        return new Waiters(pool, queued);
+    }
+
+    /** Waits until {@code idle} reaches {@code size} and nobody {@code awaiting} (at most 10 s): a full pool again. */
+    public static void settle(java.util.function.IntSupplier idle, java.util.function.IntSupplier awaiting, int size)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while ((idle.getAsInt() < size || awaiting.getAsInt() > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
     /** The sizes every S23 run of the notebook shares: pool P, query time q, HikariCP's connection timeout. */
     public record PoolSizes(int pool, int queryMs, int timeoutMs) {
         /** Runs S23 with {@code guard} at these {@code users} levels. */
