@@ -5,12 +5,15 @@
 // Running it prints the helpers' view of this machine.
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES unpinned/*.java
+//SOURCES unpinned/core/*.java
+//SOURCES unpinned/running/*.java
+//SOURCES unpinned/showing/*.java
+//SOURCES unpinned/chapters/*.java
 // Reactor for chapter 02's demonstration cells: the version reactor-netty-http 1.2.12 brings to the snippets.
 //DEPS io.projectreactor:reactor-core:3.7.13
 
 public class Kernel {
     public static void main(String... args) {
-        System.out.println(unpinned.Machine.describe());
+        System.out.println(unpinned.core.Machine.describe());
     }
 }

@@ -3,8 +3,8 @@
 //JAVAC_OPTIONS --release 21 -proc:full
 //DEPS org.openjdk.jmh:jmh-core:1.37
 //DEPS org.openjdk.jmh:jmh-generator-annprocess:1.37
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/JmhArgs.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/running/JmhArgs.java
 package unpinned.snippets;
 
 /*
@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-import unpinned.JmhArgs;
-import unpinned.Profile;
+import unpinned.running.JmhArgs;
+import unpinned.core.Profile;
 
 import java.util.List;
 import java.util.Map;

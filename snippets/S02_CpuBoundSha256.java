@@ -3,8 +3,8 @@
 //JAVAC_OPTIONS --release 21 -proc:full
 //DEPS org.openjdk.jmh:jmh-core:1.37
 //DEPS org.openjdk.jmh:jmh-generator-annprocess:1.37
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/JmhArgs.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/running/JmhArgs.java
 package unpinned.snippets;
 
 /*
@@ -40,8 +40,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
-import unpinned.JmhArgs;
-import unpinned.Profile;
+import unpinned.running.JmhArgs;
+import unpinned.core.Profile;
 
 import java.lang.management.ManagementFactory;
 import java.security.MessageDigest;

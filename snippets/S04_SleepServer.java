@@ -1,14 +1,14 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/SleepServer.java
-//SOURCES ../helpers/unpinned/Work.java
-//SOURCES ../helpers/unpinned/ServerControl.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/chapters/SleepServer.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/running/ServerControl.java
 package unpinned.snippets;
 
 /*
@@ -28,10 +28,10 @@ package unpinned.snippets;
  * for the process's own CPU, memory and threads). Standalone it runs until Ctrl-C.
  */
 
-import unpinned.Cli;
-import unpinned.Profile;
-import unpinned.ServerControl;
-import unpinned.SleepServer;
+import unpinned.core.Cli;
+import unpinned.core.Profile;
+import unpinned.running.ServerControl;
+import unpinned.chapters.SleepServer;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;

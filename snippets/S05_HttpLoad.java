@@ -1,12 +1,12 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/HttpLoad.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/HttpLoad.java
 package unpinned.snippets;
 
 /*
@@ -27,10 +27,10 @@ package unpinned.snippets;
  * from when each request was due, so a slow server shows up as latency (wrk2's correction).
  */
 
-import unpinned.Cli;
-import unpinned.HttpLoad;
-import unpinned.Profile;
-import unpinned.Protocol;
+import unpinned.core.Cli;
+import unpinned.running.HttpLoad;
+import unpinned.core.Profile;
+import unpinned.core.Protocol;
 
 import java.net.URI;
 import java.time.Duration;

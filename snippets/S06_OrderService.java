@@ -5,14 +5,14 @@
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
 //DEPS io.projectreactor.netty:reactor-netty-http:1.2.12
 //DEPS org.slf4j:slf4j-nop:2.0.17
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ServerControl.java
-//SOURCES ../helpers/unpinned/OrderRules.java
-//SOURCES ../helpers/unpinned/OrderServer.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ServerControl.java
+//SOURCES ../helpers/unpinned/chapters/OrderRules.java
+//SOURCES ../helpers/unpinned/chapters/OrderServer.java
 package unpinned.snippets;
 
 /*
@@ -51,11 +51,11 @@ import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
-import unpinned.Cli;
-import unpinned.OrderRules;
-import unpinned.OrderServer;
-import unpinned.Profile;
-import unpinned.ServerControl;
+import unpinned.core.Cli;
+import unpinned.chapters.OrderRules;
+import unpinned.chapters.OrderServer;
+import unpinned.core.Profile;
+import unpinned.running.ServerControl;
 
 import java.io.IOException;
 import java.net.BindException;

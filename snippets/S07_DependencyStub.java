@@ -5,12 +5,12 @@
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
 //DEPS io.projectreactor.netty:reactor-netty-http:1.2.12
 //DEPS org.slf4j:slf4j-nop:2.0.17
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ServerControl.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ServerControl.java
 package unpinned.snippets;
 
 /*
@@ -31,9 +31,9 @@ package unpinned.snippets;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServerResponse;
-import unpinned.Cli;
-import unpinned.Profile;
-import unpinned.ServerControl;
+import unpinned.core.Cli;
+import unpinned.core.Profile;
+import unpinned.running.ServerControl;
 
 import java.net.URI;
 import java.time.Duration;

@@ -2,20 +2,20 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS -Xmx3g
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/ThreadCost.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/ThreadCost.java
 package unpinned.snippets;
 
 /*
@@ -38,9 +38,9 @@ package unpinned.snippets;
  * moves with the heap the GC keeps committed. Results go to results/s10-thread-cost/.
  */
 
-import unpinned.Experiment;
-import unpinned.Protocol;
-import unpinned.ThreadCost;
+import unpinned.core.Experiment;
+import unpinned.core.Protocol;
+import unpinned.chapters.ThreadCost;
 
 import java.time.Duration;
 import java.util.List;

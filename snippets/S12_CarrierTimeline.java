@@ -1,25 +1,25 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Comparison.java
-//SOURCES ../helpers/unpinned/Charts.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/DrawnChart.java
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/Timeline.java
-//SOURCES ../helpers/unpinned/CarrierTimeline.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Work.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/showing/Charts.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/showing/DrawnChart.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/chapters/Timeline.java
+//SOURCES ../helpers/unpinned/chapters/CarrierTimeline.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
 package unpinned.snippets;
 
 /*
@@ -42,14 +42,14 @@ package unpinned.snippets;
  * --work-us by the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
  */
 
-import unpinned.CarrierTimeline;
-import unpinned.Experiment;
-import unpinned.Protocol;
-import unpinned.Results;
-import unpinned.Timeline;
-import unpinned.Work;
+import unpinned.chapters.CarrierTimeline;
+import unpinned.core.Experiment;
+import unpinned.core.Protocol;
+import unpinned.core.Results;
+import unpinned.chapters.Timeline;
+import unpinned.chapters.Work;
 
-import static unpinned.CarrierTimeline.fail;
+import static unpinned.chapters.CarrierTimeline.fail;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,24 +1,24 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Jfr.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Pinning.java
-//SOURCES ../helpers/unpinned/Jdks.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/VirtualThreadEvents.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/Jfr.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Pinning.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/VirtualThreadEvents.java
 package unpinned.snippets;
 
 /*
@@ -43,14 +43,14 @@ package unpinned.snippets;
  * The .jfr is kept beside the .json in results/s13-jfr-virtual-threads/ (JDK Mission Control, `jfr summary`).
  */
 
-import unpinned.Experiment;
-import unpinned.Jfr;
-import unpinned.Pinning;
-import unpinned.Protocol;
-import unpinned.VirtualThreadEvents;
-import unpinned.VirtualThreadEvents.Plan;
-import unpinned.VirtualThreadEvents.SchedulerDump;
-import unpinned.VirtualThreadEvents.Workload;
+import unpinned.core.Experiment;
+import unpinned.running.Jfr;
+import unpinned.chapters.Pinning;
+import unpinned.core.Protocol;
+import unpinned.chapters.VirtualThreadEvents;
+import unpinned.chapters.VirtualThreadEvents.Plan;
+import unpinned.chapters.VirtualThreadEvents.SchedulerDump;
+import unpinned.chapters.VirtualThreadEvents.Workload;
 
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;

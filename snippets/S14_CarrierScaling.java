@@ -1,22 +1,22 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/CarrierScaling.java
-//SOURCES ../helpers/unpinned/Work.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/chapters/CarrierScaling.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
 package unpinned.snippets;
 
 /*
@@ -38,11 +38,11 @@ package unpinned.snippets;
  * warm-up batches go first. One carrier count per JVM. Results go to results/s14-carrier-scaling/.
  */
 
-import unpinned.CarrierScaling;
-import unpinned.CarrierScaling.Batch;
-import unpinned.Carriers;
-import unpinned.Experiment;
-import unpinned.Work;
+import unpinned.chapters.CarrierScaling;
+import unpinned.chapters.CarrierScaling.Batch;
+import unpinned.chapters.Carriers;
+import unpinned.core.Experiment;
+import unpinned.chapters.Work;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,21 +1,21 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/NoTimeSlicing.java
-//SOURCES ../helpers/unpinned/Work.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/chapters/NoTimeSlicing.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
 package unpinned.snippets;
 
 /*
@@ -41,11 +41,11 @@ package unpinned.snippets;
  * One kind per JVM. Results go to results/s15-no-time-slicing/.
  */
 
-import unpinned.Carriers;
-import unpinned.Experiment;
-import unpinned.NoTimeSlicing;
-import unpinned.Protocol;
-import unpinned.Work;
+import unpinned.chapters.Carriers;
+import unpinned.core.Experiment;
+import unpinned.chapters.NoTimeSlicing;
+import unpinned.core.Protocol;
+import unpinned.chapters.Work;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,25 +1,25 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/ServerProcess.java
-//SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadRun.java
-//SOURCES ../helpers/unpinned/EndpointLoad.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/running/ServerProcess.java
+//SOURCES ../helpers/unpinned/running/HttpLoad.java
+//SOURCES ../helpers/unpinned/running/LoadRun.java
+//SOURCES ../helpers/unpinned/chapters/EndpointLoad.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
 package unpinned.snippets;
 
 /*
@@ -51,12 +51,12 @@ package unpinned.snippets;
  * Results go to results/s16-cpu-endpoint/.
  */
 
-import unpinned.Course;
-import unpinned.EndpointLoad;
-import unpinned.EndpointLoad.CpuRun;
-import unpinned.Experiment;
-import unpinned.HttpLoad;
-import unpinned.ServerProcess;
+import unpinned.core.Course;
+import unpinned.chapters.EndpointLoad;
+import unpinned.chapters.EndpointLoad.CpuRun;
+import unpinned.core.Experiment;
+import unpinned.running.HttpLoad;
+import unpinned.running.ServerProcess;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,22 +1,22 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Jdks.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Jfr.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Pinning.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/running/Jfr.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -58,9 +58,9 @@ package unpinned.snippets;
  * results in results/s17-pinning-cases/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
-import unpinned.Experiment;
-import unpinned.Jdks;
-import unpinned.Pinning;
+import unpinned.core.Experiment;
+import unpinned.running.Jdks;
+import unpinned.chapters.Pinning;
 
 import java.util.Arrays;
 import java.util.List;
@@ -203,7 +203,7 @@ public class S17_PinningCases {
  *   object-wait          1.01-1.04, 0 pinned                      2.00, and 0 pinned: only the time shows it
  *   reentrant-lock       1.00-1.01, 0 pinned                      1.00-1.01, 0 pinned
  *   class-init           2.01-2.02, 2 pinned                      2.01, 2 pinned
- *   On 25 the class-init events say pinnedReason "VM call to unpinned.Pinning$SlowInit.<clinit>
+ *   On 25 the class-init events say pinnedReason "VM call to unpinned.chapters.Pinning$SlowInit.<clinit>
  *   on stack", blockingOperation "LockSupport.park", carrier ForkJoinPool-1-worker-1; JDK 21's events have
  *   none of these fields. jdk.JavaMonitorEnter: 0 in every case on both (on 25 the waits happen unmounted,
  *   and JFR records none of them). With --trace-pinned, JDK 21 prints 4 traces: 1 for synchronized-sleep

@@ -2,22 +2,22 @@
 //JAVA 22+
 //JAVAC_OPTIONS --release 22
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Jdks.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Jfr.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Pinning.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/running/Jfr.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -51,9 +51,9 @@ package unpinned.snippets;
  * results in results/s18-native-frame-pinning/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
-import unpinned.Experiment;
-import unpinned.Jdks;
-import unpinned.Pinning;
+import unpinned.core.Experiment;
+import unpinned.running.Jdks;
+import unpinned.chapters.Pinning;
 
 import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;

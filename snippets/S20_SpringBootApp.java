@@ -10,15 +10,15 @@
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
 //DEPS org.springframework.boot:spring-boot-starter-actuator:4.1.1
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/SpringArgs.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ServerControl.java
-//SOURCES ../helpers/unpinned/SleepServer.java
-//SOURCES ../helpers/unpinned/Work.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/running/SpringArgs.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ServerControl.java
+//SOURCES ../helpers/unpinned/chapters/SleepServer.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
 package unpinned.snippets;
 
 /*
@@ -67,9 +67,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
-import unpinned.ServerControl;
-import unpinned.SleepServer;
-import unpinned.SpringArgs;
+import unpinned.running.ServerControl;
+import unpinned.chapters.SleepServer;
+import unpinned.running.SpringArgs;
 
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -132,7 +132,7 @@ public class S20_SpringBootApp {
         public String cpu(@RequestParam(name = "n", defaultValue = "" + DEFAULT_SUM_TO) long n) {
             check("n", n, 1, SleepServer.MAX_SUM_TO);
             return counted(() -> {
-                long sum = unpinned.Work.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
+                long sum = unpinned.chapters.Work.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
                 if (sum < 0) throw new InterruptedException("stopping");
                 return sum + "\n";
             });

@@ -1,24 +1,24 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/ServerProcess.java
-//SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadRun.java
-//SOURCES ../helpers/unpinned/SpringLoad.java
-//SOURCES ../helpers/unpinned/Measurement.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/running/ServerProcess.java
+//SOURCES ../helpers/unpinned/running/HttpLoad.java
+//SOURCES ../helpers/unpinned/running/LoadRun.java
+//SOURCES ../helpers/unpinned/chapters/SpringLoad.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
 package unpinned.snippets;
 
 /*
@@ -50,17 +50,17 @@ package unpinned.snippets;
  */
 
 import com.google.gson.JsonObject;
-import unpinned.Cli;
-import unpinned.HttpLoad;
-import unpinned.LoadRun;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.Results;
-import unpinned.ServerProcess;
-import unpinned.SpringLoad;
-import unpinned.SpringLoad.Load;
-import unpinned.SpringLoad.Plan;
-import unpinned.SpringLoad.Run;
+import unpinned.core.Cli;
+import unpinned.running.HttpLoad;
+import unpinned.running.LoadRun;
+import unpinned.core.Profile;
+import unpinned.core.Protocol;
+import unpinned.core.Results;
+import unpinned.running.ServerProcess;
+import unpinned.chapters.SpringLoad;
+import unpinned.chapters.SpringLoad.Load;
+import unpinned.chapters.SpringLoad.Plan;
+import unpinned.chapters.SpringLoad.Run;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

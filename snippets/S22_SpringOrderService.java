@@ -7,15 +7,15 @@
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
 //DEPS org.springframework.boot:spring-boot-starter-webflux:4.1.1
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/SpringArgs.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ServerControl.java
-//SOURCES ../helpers/unpinned/OrderRules.java
-//SOURCES ../helpers/unpinned/OrderServer.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/running/SpringArgs.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ServerControl.java
+//SOURCES ../helpers/unpinned/chapters/OrderRules.java
+//SOURCES ../helpers/unpinned/chapters/OrderServer.java
 package unpinned.snippets;
 
 /*
@@ -33,7 +33,7 @@ package unpinned.snippets;
  * so what differs is CPU per request (framework and client), not concurrency; "reactive scales better" is not
  * what such a run measures. Dependencies are simulated in-process (Thread.sleep, Mono.delay), or with --deps real
  * HTTP calls to S07's stub (RestClient on the JDK HttpClient / WebClient on Reactor Netty, pools unbounded).
- * Command line, port, --control and stopping as S20 (plumbing: unpinned.SpringArgs, unpinned.OrderServer).
+ * Command line, port, --control and stopping as S20 (plumbing: unpinned.running.SpringArgs, unpinned.chapters.OrderServer).
  */
 
 import org.springframework.boot.SpringApplication;
@@ -61,11 +61,11 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
-import unpinned.Cli;
-import unpinned.OrderRules;
-import unpinned.OrderServer;
-import unpinned.ServerControl;
-import unpinned.SpringArgs;
+import unpinned.core.Cli;
+import unpinned.chapters.OrderRules;
+import unpinned.chapters.OrderServer;
+import unpinned.running.ServerControl;
+import unpinned.running.SpringArgs;
 
 import java.io.IOException;
 import java.net.URI;
@@ -218,7 +218,7 @@ public class S22_SpringOrderService {
         }
     }
 
-    // ---------------------------------------------------------------- the answers (rules: unpinned.OrderRules, as S06)
+    // ---------------------------------------------------------------- the answers (rules: unpinned.chapters.OrderRules, as S06)
 
     static String orderJson(long id, double price, int stock) {
         COUNTS.handled().incrementAndGet();

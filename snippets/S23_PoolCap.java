@@ -1,22 +1,22 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Database.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Backpressure.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Published.java
+//SOURCES ../helpers/unpinned/running/Database.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Published.java
 package unpinned.snippets;
 
 /*
@@ -47,20 +47,20 @@ package unpinned.snippets;
  * Bounded: each level is warm-up + window; a user starts no query after the window and runs a bounded count; a
  * level whose users haven't ended a minute after it fails. The database starts and stops in this JVM; if the
  * embedded PostgreSQL can't start here, H2 in PostgreSQL mode stands in (one line says so).
- * Plumbing (tallies, sampling, the summary, the saved records): unpinned.Backpressure.
+ * Plumbing (tallies, sampling, the summary, the saved records): unpinned.chapters.Backpressure.
  */
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-import unpinned.Backpressure;
-import unpinned.Backpressure.Level;
-import unpinned.Backpressure.PoolOptions;
-import unpinned.Backpressure.Stats;
-import unpinned.Backpressure.Tally;
-import unpinned.Backpressure.Waiters;
-import unpinned.Database;
-import unpinned.Experiment;
-import unpinned.Protocol;
+import unpinned.chapters.Backpressure;
+import unpinned.chapters.Backpressure.Level;
+import unpinned.chapters.Backpressure.PoolOptions;
+import unpinned.chapters.Backpressure.Stats;
+import unpinned.chapters.Backpressure.Tally;
+import unpinned.chapters.Backpressure.Waiters;
+import unpinned.running.Database;
+import unpinned.core.Experiment;
+import unpinned.core.Protocol;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -72,9 +72,9 @@ import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import static unpinned.Backpressure.PoolOptions.SLOW_FACTOR;
-import static unpinned.Backpressure.acquire;
-import static unpinned.Backpressure.inWindow;
+import static unpinned.chapters.Backpressure.PoolOptions.SLOW_FACTOR;
+import static unpinned.chapters.Backpressure.acquire;
+import static unpinned.chapters.Backpressure.inWindow;
 
 public class S23_PoolCap {
     static final int MAX_USERS = 10_000, MAX_LEVELS = 12;

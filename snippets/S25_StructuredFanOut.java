@@ -2,24 +2,24 @@
 //JAVA 25
 //JAVAC_OPTIONS --enable-preview --release 25
 //RUNTIME_OPTIONS --enable-preview
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Database.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/Backpressure.java
-//SOURCES ../helpers/unpinned/StructuredFanOut.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Published.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/Database.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/chapters/StructuredFanOut.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Published.java
 package unpinned.snippets;
 
 /*
@@ -61,20 +61,20 @@ package unpinned.snippets;
  * interruptible Java sleep; your own with UNPINNED_DB_URL). Results go to results/s25-structured-fanout/.
  */
 
-import unpinned.Backpressure;
-import unpinned.Database;
-import unpinned.Experiment;
-import unpinned.Protocol;
-import unpinned.StructuredFanOut;
-import unpinned.StructuredFanOut.Fate;
-import unpinned.StructuredFanOut.Request;
+import unpinned.chapters.Backpressure;
+import unpinned.running.Database;
+import unpinned.core.Experiment;
+import unpinned.core.Protocol;
+import unpinned.chapters.StructuredFanOut;
+import unpinned.chapters.StructuredFanOut.Fate;
+import unpinned.chapters.StructuredFanOut.Request;
 
-import static unpinned.StructuredFanOut.createTable;
-import static unpinned.StructuredFanOut.failingInsert;
-import static unpinned.StructuredFanOut.slowInsert;
-import static unpinned.StructuredFanOut.summarise;
-import static unpinned.StructuredFanOut.unchecked;
-import static unpinned.StructuredFanOut.warmUp;
+import static unpinned.chapters.StructuredFanOut.createTable;
+import static unpinned.chapters.StructuredFanOut.failingInsert;
+import static unpinned.chapters.StructuredFanOut.slowInsert;
+import static unpinned.chapters.StructuredFanOut.summarise;
+import static unpinned.chapters.StructuredFanOut.unchecked;
+import static unpinned.chapters.StructuredFanOut.warmUp;
 
 import com.zaxxer.hikari.HikariDataSource;
 

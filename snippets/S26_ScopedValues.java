@@ -2,23 +2,23 @@
 //JAVA 25+
 //JAVAC_OPTIONS --release 25
 //RUNTIME_OPTIONS -Xmx4g
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/Backpressure.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/Published.java
-//SOURCES ../helpers/unpinned/ParkedThreads.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Published.java
+//SOURCES ../helpers/unpinned/chapters/ParkedThreads.java
 package unpinned.snippets;
 
 /*
@@ -56,18 +56,18 @@ package unpinned.snippets;
  * start and while all N are parked. Results go to results/s26-scoped-values/.
  */
 
-import unpinned.Backpressure;
-import unpinned.ChildRun;
-import unpinned.Cli;
-import unpinned.Experiment;
-import unpinned.ParkedThreads;
-import unpinned.Protocol;
+import unpinned.chapters.Backpressure;
+import unpinned.running.ChildRun;
+import unpinned.core.Cli;
+import unpinned.core.Experiment;
+import unpinned.chapters.ParkedThreads;
+import unpinned.core.Protocol;
 
-import static unpinned.ParkedThreads.checkFailure;
-import static unpinned.ParkedThreads.parkUntilReleased;
-import static unpinned.ParkedThreads.releaseAndJoin;
-import static unpinned.ParkedThreads.settledHeap;
-import static unpinned.ParkedThreads.startAndPark;
+import static unpinned.chapters.ParkedThreads.checkFailure;
+import static unpinned.chapters.ParkedThreads.parkUntilReleased;
+import static unpinned.chapters.ParkedThreads.releaseAndJoin;
+import static unpinned.chapters.ParkedThreads.settledHeap;
+import static unpinned.chapters.ParkedThreads.startAndPark;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

@@ -1,21 +1,21 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/Carriers.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Cli.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/Experiment.java
-//SOURCES ../helpers/unpinned/SchedulerInternals.java
-//SOURCES ../helpers/unpinned/Jdks.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/SchedulerInternals.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
 package unpinned.snippets;
 
 /*
@@ -50,12 +50,12 @@ package unpinned.snippets;
  * so the same classes run on 21. Results go to results/s28-compensation/.
  */
 
-import unpinned.Carriers;
-import unpinned.Experiment;
-import unpinned.Jdks;
-import unpinned.Protocol;
-import unpinned.SchedulerInternals;
-import unpinned.SchedulerInternals.CompensationCase;
+import unpinned.chapters.Carriers;
+import unpinned.core.Experiment;
+import unpinned.running.Jdks;
+import unpinned.core.Protocol;
+import unpinned.chapters.SchedulerInternals;
+import unpinned.chapters.SchedulerInternals.CompensationCase;
 
 import java.io.InputStream;
 import java.time.Duration;

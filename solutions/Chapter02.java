@@ -2,24 +2,24 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //SOURCES Worked.java
-//SOURCES ../helpers/unpinned/Exercises.java
-//SOURCES ../helpers/unpinned/Bounds.java
-//SOURCES ../helpers/unpinned/OrderSweep.java
-//SOURCES ../helpers/unpinned/Published.java
-//SOURCES ../helpers/unpinned/Profile.java
-//SOURCES ../helpers/unpinned/Machine.java
-//SOURCES ../helpers/unpinned/Course.java
-//SOURCES ../helpers/unpinned/Json.java
-//SOURCES ../helpers/unpinned/Results.java
-//SOURCES ../helpers/unpinned/Measurement.java
-//SOURCES ../helpers/unpinned/RunGuard.java
-//SOURCES ../helpers/unpinned/Protocol.java
-//SOURCES ../helpers/unpinned/ProcessStats.java
-//SOURCES ../helpers/unpinned/ChildRun.java
-//SOURCES ../helpers/unpinned/Show.java
-//SOURCES ../helpers/unpinned/ServerProcess.java
-//SOURCES ../helpers/unpinned/HttpLoad.java
-//SOURCES ../helpers/unpinned/LoadRun.java
+//SOURCES ../helpers/unpinned/chapters/Exercises.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/chapters/OrderSweep.java
+//SOURCES ../helpers/unpinned/core/Published.java
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/running/ServerProcess.java
+//SOURCES ../helpers/unpinned/running/HttpLoad.java
+//SOURCES ../helpers/unpinned/running/LoadRun.java
 package unpinned.solutions;
 
 /*
@@ -32,15 +32,15 @@ package unpinned.solutions;
  */
 
 import com.google.gson.JsonObject;
-import unpinned.Bounds;
-import unpinned.ChildRun;
-import unpinned.Course;
-import unpinned.HttpLoad;
-import unpinned.Json;
-import unpinned.OrderSweep;
-import unpinned.Profile;
-import unpinned.Protocol;
-import unpinned.ServerProcess;
+import unpinned.core.Bounds;
+import unpinned.running.ChildRun;
+import unpinned.core.Course;
+import unpinned.running.HttpLoad;
+import unpinned.core.Json;
+import unpinned.chapters.OrderSweep;
+import unpinned.core.Profile;
+import unpinned.core.Protocol;
+import unpinned.running.ServerProcess;
 
 import java.io.IOException;
 import java.net.URI;

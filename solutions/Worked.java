@@ -1,6 +1,6 @@
 package unpinned.solutions;
 
-import unpinned.Exercises;
+import unpinned.chapters.Exercises;
 
 import java.util.ArrayList;
 import java.util.List;

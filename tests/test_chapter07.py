@@ -21,7 +21,7 @@ from conftest import HOME, checkout_processes, jbang, report
 
 S23 = "snippets/S23_PoolCap.java"
 POOL, QUERY_MS, USERS = 4, 20, [2, 40]
-TEMP_PREFIX = "unpinned-pg-"  # helpers/unpinned/Database.java's temporary folders
+TEMP_PREFIX = "unpinned-pg-"  # helpers/unpinned/running/Database.java's temporary folders
 
 
 def result_of(run) -> dict:

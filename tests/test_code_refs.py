@@ -1,4 +1,4 @@
-"""Static: every declaration a notebook renders with Code.* (helpers/unpinned/Code.java) exists, found as Code finds
+"""Static: every declaration a notebook renders with Code.* (helpers/unpinned/showing/Code.java) exists, found as Code finds
 it, without running the notebook (tools/code_refs.py); each one's line count is reported."""
 import json
 import sys

@@ -87,18 +87,18 @@ def test_a_database_url_that_reaches_off_loopback_is_refused_before_connecting(t
 # --------------------------------------------------------------------------- two runs against one database
 
 SHARED_DATABASE = """\
-//SOURCES {helpers}/Database.java
-//SOURCES {helpers}/Cli.java
-//SOURCES {helpers}/Course.java
-//SOURCES {helpers}/Results.java
-//SOURCES {helpers}/Measurement.java
-//SOURCES {helpers}/Machine.java
-//SOURCES {helpers}/Json.java
-//SOURCES {helpers}/RunGuard.java
-//SOURCES {helpers}/Profile.java
+//SOURCES {helpers}/running/Database.java
+//SOURCES {helpers}/core/Cli.java
+//SOURCES {helpers}/core/Course.java
+//SOURCES {helpers}/core/Results.java
+//SOURCES {helpers}/core/Measurement.java
+//SOURCES {helpers}/core/Machine.java
+//SOURCES {helpers}/core/Json.java
+//SOURCES {helpers}/core/RunGuard.java
+//SOURCES {helpers}/core/Profile.java
 package unpinned.faults;
 
-import unpinned.Database;
+import unpinned.running.Database;
 
 /** One embedded PostgreSQL (the course's own helper) for several runs: its URL, then open until stdin ends. */
 public class SharedDatabase {{

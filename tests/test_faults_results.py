@@ -82,8 +82,8 @@ def test_a_save_on_a_full_disk_leaves_no_file_and_ends_with_one_line(tmp_path):
 
 READER = """
 import java.nio.file.Path;
-import unpinned.Results;
-import unpinned.Runs;
+import unpinned.core.Results;
+import unpinned.showing.Runs;
 
 public class ReadBack {
     public static void main(String[] args) {
@@ -148,7 +148,7 @@ def test_readers_pass_over_a_results_file_that_is_not_one_and_name_it(kind, tmp_
 
 REFERENCE_READER = """
 import java.nio.file.Path;
-import unpinned.Runs;
+import unpinned.showing.Runs;
 
 public class ReadReferences {
     public static void main(String[] args) {

@@ -181,10 +181,10 @@ def _code_without_comments(text: str) -> str:
 def test_every_snippet_sources_the_helpers_its_helpers_use():
     """A snippet compiles only the helpers it lists in //SOURCES: the list must be closed under their use of each
     other (a JBang cache can hide a missing one on one machine; a fresh CI then fails to compile)."""
-    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").glob("*.java")}
+    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
     for snippet in SNIPPETS:
         text = snippet.read_text()
-        sourced = {Path(s).stem for s in re.findall(r"^//SOURCES \.\./helpers/unpinned/(\w+\.java)$", text, re.M)}
+        sourced = {Path(s).stem for s in re.findall(r"^//SOURCES \.\./helpers/unpinned/(?:\w+/)?(\w+\.java)$", text, re.M)}
         for name in sorted(sourced):
             used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(helpers[name].read_text())))
             missing = sorted((used & helpers.keys()) - sourced - {name})
@@ -202,3 +202,25 @@ def test_the_load_test_snippet_quotes_the_published_figures_exactly():
         numbers = [float(n.replace("_", "")) for n in args.split(",")]
         expected = [rows[(executor, m)] for m in ("throughput", "mean", "min", "max", "std_dev")]
         assert numbers == expected, f"S03's {constant} {numbers} differs from vt-http-pr.csv {expected}"
+
+
+# Helper packages by job, each importing only those before it: core (profile, options, JSON, results, bounds, the
+# page bridge), running (child JVMs, JMH, servers, load, JDKs, JFR, database), showing (charts, tables, code,
+# comparison), chapters (each chapter's own pieces). A class in one package may use the packages before it, never
+# one after it: no loops between packages.
+HELPER_LAYERS = ["core", "running", "showing", "chapters"]
+
+
+def test_helper_packages_import_only_the_packages_before_them():
+    root = HOME / "helpers" / "unpinned"
+    found = sorted(p.name for p in root.iterdir() if p.is_dir() and any(p.glob("*.java")))
+    assert found == sorted(HELPER_LAYERS), f"helper packages {found}; expected {HELPER_LAYERS}"
+    assert not list(root.glob("*.java")), "every helper lives in a package by job, none directly in unpinned/"
+    for rank, layer in enumerate(HELPER_LAYERS):
+        for java in sorted((root / layer).glob("*.java")):
+            text = java.read_text()
+            assert re.search(rf"^package unpinned\.{layer};$", text, re.M), f"{java.name}: package unpinned.{layer}"
+            for used in re.findall(r"^import (?:static )?unpinned\.(\w+)\.", text, re.M):
+                assert used in HELPER_LAYERS[:rank + 1], (
+                    f"{layer}/{java.name} imports unpinned.{used}: {layer} may use only {HELPER_LAYERS[:rank + 1]}"
+                    " (no import going up)")

@@ -20,7 +20,7 @@ SWAP_ENV = "UNPINNED_SOLUTIONS_SWAP"  # Worked.java: one exercise's two answers 
 
 def exercise_ids() -> set[str]:
     """The ids of Exercises' answer map, read from its source (the values stay private to it)."""
-    text = (HOME / "helpers" / "unpinned" / "Exercises.java").read_text()
+    text = (HOME / "helpers" / "unpinned" / "chapters" / "Exercises.java").read_text()
     ids = re.findall(r'Map\.entry\("' + ID + '"', text)
     assert len(ids) == len(set(ids)), f"an id appears twice in Exercises' map: {sorted(ids)}"
     return set(ids)
@@ -68,10 +68,10 @@ def _code_without_comments(text: str) -> str:
 def test_every_solution_sources_the_helpers_it_needs_and_the_readme_says_how_to_run_them():
     """As for the snippets: //SOURCES closed under the helpers' use of each other (a warm JBang cache
     can hide a missing one, and a fresh machine then fails to compile it)."""
-    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").glob("*.java")}
+    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
     for path in CHAPTER_FILES:
         text = path.read_text()
-        sourced = set(re.findall(r"^//SOURCES \.\./helpers/unpinned/(\w+)\.java$", text, re.M))
+        sourced = set(re.findall(r"^//SOURCES \.\./helpers/unpinned/(?:\w+/)?(\w+)\.java$", text, re.M))
         assert "//SOURCES Worked.java" in text.splitlines(), path.name
         used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(text))) & helpers.keys()
         assert not used - sourced, f"{path.name} uses {sorted(used - sourced)}: add to //SOURCES"

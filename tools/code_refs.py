@@ -1,5 +1,5 @@
 """The code a notebook renders, found without running it: every `Code.*` call in the notebooks' code cells
-(helpers/unpinned/Code.java: method, show, sideBySide, showSideBySide, linesOfCode) with its file and signatures
+(helpers/unpinned/showing/Code.java: method, show, sideBySide, showSideBySide, linesOfCode) with its file and signatures
 resolved from the cells' string literals and variables, and each declaration looked up in its file the way
 Code.extract finds it (the first line containing the signature that is not a comment, its Javadoc and
 annotations above, up to the closing brace).

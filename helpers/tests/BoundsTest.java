@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class BoundsTest {
+public class BoundsTest {
     @Test
     void batchesRoundUp() {
         assertEquals(4, Bounds.batches(10, 3));
@@ -57,7 +57,7 @@ class BoundsTest {
         assertMessage("serviceSeconds must be a finite number > 0", () -> Bounds.closedLoopThroughput(1, 1, Double.NaN));
     }
 
-    static void assertMessage(String expected, Runnable call) {
+    public static void assertMessage(String expected, Runnable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
         assertTrue(e.getMessage().contains(expected), () -> "message '" + e.getMessage() + "' should contain '" + expected + "'");
     }

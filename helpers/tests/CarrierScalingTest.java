@@ -1,11 +1,14 @@
-package unpinned;
+package unpinned.chapters;
+
+import unpinned.core.Json;
+import unpinned.core.Measurement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-class CarrierScalingTest {
+public class CarrierScalingTest {
     @Test
     void readsTheSnippetsResult() {
         var saved = Json.read("{\"carriers\":2,\"parallelismSeen\":2,\"io\":{\"wallMs\":52.5,\"boundMs\":50},"

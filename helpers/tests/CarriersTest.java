@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.chapters;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,7 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ForkJoinPool;
 import org.junit.jupiter.api.Test;
 
-class CarriersTest {
+public class CarriersTest {
     @Test
     void findsThePoolThatCarriesVirtualThreads() throws Exception {
         ForkJoinPool pool = Carriers.pool();

@@ -1,4 +1,7 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.BoundsTest;
+import unpinned.core.Measurement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,7 +17,7 @@ import javax.imageio.ImageIO;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ChartsTest {
+public class ChartsTest {
     private static final int BLUE = 0x1f77b4; // the measured bars
     private static final int ORANGE = 0xff7f0e; // the published bars
 

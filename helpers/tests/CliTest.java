@@ -1,18 +1,20 @@
-package unpinned;
+package unpinned.core;
+
+import unpinned.chapters.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class CliTest {
-    static final Set<String> VALUES = Set.of("--users", "--rate", "--mode");
-    static final Set<String> FLAGS = Set.of("--control");
+public class CliTest {
+    public static final Set<String> VALUES = Set.of("--users", "--rate", "--mode");
+    public static final Set<String> FLAGS = Set.of("--control");
 
     @Test
     void readsValuesBothWaysAndFlags() {

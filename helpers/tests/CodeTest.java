@@ -1,15 +1,17 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.chapters.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class CodeTest {
-    static final List<String> FILE = List.of(
+public class CodeTest {
+    public static final List<String> FILE = List.of(
             "class A {",
             "    /** Says hi. */",
             "    @Override",

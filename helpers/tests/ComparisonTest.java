@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.BoundsTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class ComparisonTest {
+public class ComparisonTest {
     @Test
     void keepsValuesAndNaNMeansMissing() {
         Comparison c = new Comparison("virtual", 1900, 2000, Double.NaN);

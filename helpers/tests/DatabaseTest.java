@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.running;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -31,16 +31,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-class DatabaseTest {
-    static final ByteArrayOutputStream OUT = new ByteArrayOutputStream();
+public class DatabaseTest {
+    public static final ByteArrayOutputStream OUT = new ByteArrayOutputStream();
 
-    static PrintStream out() {
+    public static PrintStream out() {
         OUT.reset();
         return new PrintStream(OUT, true, StandardCharsets.UTF_8);
     }
 
     /** pg_sleep(s) through the pool: the milliseconds it took (at least s). */
-    static double sleepMs(HikariDataSource pool, double seconds) throws SQLException {
+    public static double sleepMs(HikariDataSource pool, double seconds) throws SQLException {
         long t0 = System.nanoTime();
         try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT pg_sleep(?)")) {
             ps.setDouble(1, seconds);
@@ -50,7 +50,7 @@ class DatabaseTest {
     }
 
     /** Creates a table, inserts three rows and counts them. */
-    static int insertAndCount(HikariDataSource pool) throws SQLException {
+    public static int insertAndCount(HikariDataSource pool) throws SQLException {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE orders (id INT PRIMARY KEY, item VARCHAR(40) NOT NULL)");
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO orders (id, item) VALUES (?, ?)")) {
@@ -256,7 +256,7 @@ class DatabaseTest {
         assertTrue(Files.exists(older), "a folder of unknown checkout was removed");
     }
 
-    static Path leftover(Path tmp, String name, String ownerPid, String checkout) throws Exception {
+    public static Path leftover(Path tmp, String name, String ownerPid, String checkout) throws Exception {
         Path dir = Files.createDirectories(tmp.resolve(Database.TEMP_PREFIX + name).resolve("data")).getParent();
         Files.writeString(dir.resolve("owner.pid"), ownerPid);
         if (checkout != null) Files.writeString(dir.resolve(Database.OWNER_HOME), checkout);

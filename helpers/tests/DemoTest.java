@@ -1,4 +1,7 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.BoundsTest;
+import unpinned.core.RunGuard;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class DemoTest {
+public class DemoTest {
     @AfterEach
     void clearInterrupt() {
         Thread.interrupted(); // never leak an interrupt into the next test

@@ -1,11 +1,11 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class ExperimentTest {
+public class ExperimentTest {
     @Test
     void usageIsGeneratedFromTheDeclarationsWithBothProfilesDefaults() {
         String usage = Experiment.named("S99", "a test experiment", null)

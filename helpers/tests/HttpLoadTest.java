@@ -1,10 +1,14 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.SleepServer;
+import unpinned.chapters.SleepServerTest;
+import unpinned.core.Bounds;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,9 +21,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-class HttpLoadTest {
-    static final Duration WARM = Duration.ofMillis(300);
-    static final Duration MEASURE = Duration.ofMillis(1200);
+public class HttpLoadTest {
+    public static final Duration WARM = Duration.ofMillis(300);
+    public static final Duration MEASURE = Duration.ofMillis(1200);
 
     @Test
     void aClosedLoopOnVirtualThreadsStaysUnderLittlesBoundAndNearIt() throws Exception {

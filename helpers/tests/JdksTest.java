@@ -1,11 +1,13 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import com.google.gson.JsonObject;
 import java.nio.file.Files;
@@ -17,21 +19,21 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class JdksTest {
+public class JdksTest {
     @TempDir
     Path tmp;
 
-    static final String JDK21 = """
+    public static final String JDK21 = """
             openjdk version "21.0.8" 2025-07-15 LTS
             OpenJDK Runtime Environment Temurin-21.0.8+9 (build 21.0.8+9-LTS)
             OpenJDK 64-Bit Server VM Temurin-21.0.8+9 (build 21.0.8+9-LTS, mixed mode)
             """;
-    static final String JDK25 = """
+    public static final String JDK25 = """
             openjdk version "25.0.3" 2026-04-21 LTS
             OpenJDK Runtime Environment Temurin-25.0.3+9 (build 25.0.3+9-LTS)
             OpenJDK 64-Bit Server VM Temurin-25.0.3+9 (build 25.0.3+9-LTS, mixed mode, sharing)
             """;
-    static final List<String> TINY_S11 =
+    public static final List<String> TINY_S11 =
             List.of("--kind", "virtual", "--threads", "20", "--sleeps", "5", "--sleep-ms", "2", "--warmup-sleeps", "1");
 
     @Test

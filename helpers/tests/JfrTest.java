@@ -1,4 +1,7 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.SleepServerTest;
+import unpinned.core.Profile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,13 +31,13 @@ import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class JfrTest {
+public class JfrTest {
     @TempDir
     Path tmp;
 
     /** A stand-in for JDK 24+'s jdk.VirtualThreadPinned: the three fields that JDK 21 does not record. */
     @Name("unpinned.test.PinnedWithFields")
-    static final class PinnedWithFields extends Event {
+    public static final class PinnedWithFields extends Event {
         String pinnedReason;
         String blockingOperation;
         Thread carrierThread;
@@ -42,10 +45,10 @@ class JfrTest {
 
     /** ... and JDK 21's, which has none of them. */
     @Name("unpinned.test.PinnedBare")
-    static final class PinnedBare extends Event {}
+    public static final class PinnedBare extends Event {}
 
     /** Blocks in its static initializer: a virtual thread that initializes it pins on JDK 21 and 25 alike. */
-    static final class SlowInit {
+    public static final class SlowInit {
         static {
             try {
                 Thread.sleep(30);

@@ -1,11 +1,15 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.SleepServerTest;
+import unpinned.core.Profile;
+import unpinned.core.RunGuard;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,11 +19,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class JmhTest {
+public class JmhTest {
 
     // The shape JMH 1.37 writes with -rf json (trimmed): one fork of 2 iterations, and one with a single
     // iteration, where JMH writes the error as the string "NaN".
-    static final String REPORT = """
+    public static final String REPORT = """
             [
                 {
                     "jmhVersion" : "1.37",
@@ -151,12 +155,12 @@ class JmhTest {
     }
 
     /** A benchmark's shape: parameters on the class itself, in a state class, and inherited. */
-    static class Base {
+    public static class Base {
         @org.openjdk.jmh.annotations.Param("1")
         public int inherited;
     }
 
-    static class Bench extends Base {
+    public static class Bench extends Base {
         @org.openjdk.jmh.annotations.Param({"a", "b"})
         public String executor;
 
@@ -206,7 +210,7 @@ class JmhTest {
     }
 
     /** A stand-in for tools/jbang that prints JMH-like output, writes a report with one result, and exits with {@code exit}. */
-    static Path fakeCourse(Path home, int benchmarksStarted, int exit) throws Exception {
+    public static Path fakeCourse(Path home, int benchmarksStarted, int exit) throws Exception {
         Files.createDirectories(home.resolve("snippets"));
         Files.createDirectories(home.resolve("tools"));
         Files.writeString(home.resolve("snippets/S01_X.java"), "class S01_X {}");

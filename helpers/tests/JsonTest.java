@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class JsonTest {
+public class JsonTest {
     record Run(String label, int users, double throughput, double published, Instant at, Duration took, Path file) {}
 
     @Test

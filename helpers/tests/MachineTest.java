@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class MachineTest {
+public class MachineTest {
     @Test
     void describesThisJvm() {
         Map<String, String> m = Machine.describe();

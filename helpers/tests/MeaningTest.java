@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.BoundsTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class MeaningTest {
+public class MeaningTest {
     @Test
     void aComparisonSaysWhoIsAheadAndByHowMuchFromTheNumbers() {
         var o = Meaning.compare("throughput", "virtual threads", 1040, "the pool", 1000, "req/s", 0.05,

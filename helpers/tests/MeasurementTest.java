@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class MeasurementTest {
+public class MeasurementTest {
     @Test
     void aRateIsAShareOfItsUpperBoundAndATimeOfItsLowerOne() {
         assertEquals(0.5, Measurement.of("rate", 50, "req/s").bound(100, Measurement.Bound.LITTLE).ofBound(), 1e-12);

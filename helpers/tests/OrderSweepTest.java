@@ -1,8 +1,12 @@
-package unpinned;
+package unpinned.chapters;
+
+import unpinned.core.Course;
+import unpinned.core.Profile;
+import unpinned.running.HttpLoad;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -12,8 +16,8 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-class OrderSweepTest {
-    static final String ALLOWED =
+public class OrderSweepTest {
+    public static final String ALLOWED =
             "impl must be one of [pool, virtual, reactive, spring-mvc-virtual, spring-webflux], ";
 
     @Test

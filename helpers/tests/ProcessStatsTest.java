@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.OrderSweep;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,8 +9,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ProcessStatsTest {
-    static final List<String> PROC_STAT = List.of(
+public class ProcessStatsTest {
+    public static final List<String> PROC_STAT = List.of(
             "cpu  1000 50 300 9000 40 0 20 5 0 0",
             "cpu0 500 25 150 4500 20 0 10 2 0 0",
             "cpu1 500 25 150 4500 20 0 10 3 0 0",

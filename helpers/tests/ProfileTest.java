@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-class ProfileTest {
+public class ProfileTest {
     @Test
     void parsesBothProfilesAndDefaultsToQuick() {
         assertEquals(Profile.QUICK, Profile.parse("quick"));

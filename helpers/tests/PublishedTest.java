@@ -1,4 +1,4 @@
-package unpinned;
+package unpinned.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class PublishedTest {
+public class PublishedTest {
     @TempDir Path home;
 
     private void figures(String csv) throws Exception {

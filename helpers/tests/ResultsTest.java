@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.core;
+
+import unpinned.showing.Comparison;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,7 +18,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ResultsTest {
+public class ResultsTest {
     @TempDir
     Path tmp;
 

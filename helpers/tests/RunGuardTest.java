@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.core;
+
+import unpinned.showing.Demo;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class RunGuardTest {
+public class RunGuardTest {
     @AfterEach
     void forget() {
         RunGuard.reset();

@@ -8,7 +8,10 @@
 //DEPS org.junit.jupiter:junit-jupiter-engine:5.11.4
 //DEPS org.junit.platform:junit-platform-launcher:1.11.4
 //SOURCES *Test.java
-//SOURCES ../unpinned/*.java
+//SOURCES ../unpinned/core/*.java
+//SOURCES ../unpinned/running/*.java
+//SOURCES ../unpinned/showing/*.java
+//SOURCES ../unpinned/chapters/*.java
 
 import static org.junit.platform.engine.discovery.ClassNameFilter.includeClassNamePatterns;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;

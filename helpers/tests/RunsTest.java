@@ -1,4 +1,8 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.Json;
+import unpinned.core.Measurement;
+import unpinned.core.Results;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,7 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class RunsTest {
+public class RunsTest {
     private static JsonObject machine(String host, String jdk, String profile) {
         JsonObject m = new JsonObject();
         m.addProperty("host", host);

@@ -1,4 +1,6 @@
-package unpinned;
+package unpinned.chapters;
+
+import unpinned.running.HttpLoad;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -13,7 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-class SleepServerTest {
+public class SleepServerTest {
 
     @Test
     void answersOkAfterSleepingAndKeepsTheConnectionOpen() throws IOException {
@@ -115,7 +117,7 @@ class SleepServerTest {
         assertMessage("port must be 0 (any free port) or 1..65535, got 70000", () -> SleepServer.start("virtual", 0, d, 70_000));
     }
 
-    static void assertMessage(String expectedStart, org.junit.jupiter.api.function.Executable call) {
+    public static void assertMessage(String expectedStart, org.junit.jupiter.api.function.Executable call) {
         var e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(e.getMessage().startsWith(expectedStart), "message: " + e.getMessage());
     }

@@ -1,9 +1,11 @@
-package unpinned;
+package unpinned.running;
+
+import unpinned.chapters.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.SleepServerTest.assertMessage;
+import static unpinned.chapters.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -14,8 +16,8 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-class SpringArgsTest {
-    static SpringArgs parse(String... args) {
+public class SpringArgsTest {
+    public static SpringArgs parse(String... args) {
         return SpringArgs.parse(args, 8080, Set.of("--stack"), Set.of());
     }
 

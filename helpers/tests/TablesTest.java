@@ -1,4 +1,7 @@
-package unpinned;
+package unpinned.showing;
+
+import unpinned.core.BoundsTest;
+import unpinned.core.Measurement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,7 +17,7 @@ import tech.tablesaw.api.DoubleColumn;
 import tech.tablesaw.api.StringColumn;
 import tech.tablesaw.api.Table;
 
-class TablesTest {
+public class TablesTest {
     private record Row(String mode, int users, double throughput, long[] sample) {}
 
     @Test

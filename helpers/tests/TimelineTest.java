@@ -1,4 +1,8 @@
-package unpinned;
+package unpinned.chapters;
+
+import unpinned.core.BoundsTest;
+import unpinned.core.Json;
+import unpinned.showing.Charts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -20,10 +24,10 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.knowm.xchart.XYChart;
-import unpinned.Timeline.Segment;
-import unpinned.Timeline.Spawn;
+import unpinned.chapters.Timeline.Segment;
+import unpinned.chapters.Timeline.Spawn;
 
-class TimelineTest {
+public class TimelineTest {
     private static final String W1 = "ForkJoinPool-1-worker-1";
     private static final String W2 = "ForkJoinPool-1-worker-2";
     private static final String W10 = "ForkJoinPool-1-worker-10";

@@ -1,0 +1,182 @@
+package unpinned.chapters;
+
+import unpinned.core.Bounds;
+import unpinned.core.Measurement;
+import unpinned.core.RunGuard;
+import unpinned.running.ChildRun;
+import unpinned.running.HttpLoad;
+import unpinned.running.LoadRun;
+import unpinned.running.ServerProcess;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One endpoint of the sleep server (snippet S04) under a closed loop of users, one copy for chapter 01's sleeping
+ * endpoint (snippet S03, {@code sleep-endpoint}) and chapter 04's CPU endpoint (S16, {@code cpu-endpoint}): they
+ * differ only in the endpoint and in their bound. The server runs in its own JVM on 127.0.0.1, the load generator in
+ * another ({@link LoadRun}); the rows are what the snippets save and the notebooks read, typed.
+ */
+public final class EndpointLoad {
+    private EndpointLoad() {}
+
+    /** The sleep server in {@code mode} (pool of {@code threads} or virtual), sleeping {@code sleepMs} on /sleep. */
+    public static ServerProcess start(String mode, int threads, int sleepMs) {
+        return ServerProcess.start("S04_SleepServer.java", "--mode", mode, "--threads", Integer.toString(threads),
+                "--sleep-ms", Integer.toString(sleepMs));
+    }
+
+    /** What one closed-loop run measured, and how many requests the handler held at once at most. */
+    public record Sample(LoadRun.Measured measured, int peakConcurrency) {}
+
+    /** {@code users} in a closed loop against {@code pathAndQuery} of {@code server}: warm-up, then one window. */
+    public static Sample closedLoop(ServerProcess server, String pathAndQuery, int users, Duration warmUp,
+                                    Duration measured) {
+        URI target = server.uri().resolve(pathAndQuery);
+        LoadRun.Measured m = LoadRun.measure(server, HttpLoad.Options.closedLoop(target, users, warmUp, measured));
+        return new Sample(m, server.stats().get("peakConcurrency").getAsInt());
+    }
+
+    // ---------------------------------------------------------------- chapter 01: the sleeping endpoint (S03)
+
+    /**
+     * One server against the sleeping endpoint: throughput under Little's law min(users, threads) / sleep, the
+     * mean against its steady-state value users / bound, the fastest response against the sleep (a time no
+     * response can beat), and the source's figures where the set-up is the source's (else NaN).
+     */
+    public record SleepRun(String executor, String mode, int threads, int users, double sleepMs, double throughput,
+                           double boundThroughput, double publishedThroughput, double meanMs, double expectedMeanMs,
+                           double publishedMeanMs, double minMs, double p99Ms, double maxMs, double stdDevMs,
+                           long errors, double serverCpuUsPerRequest, int serverLiveThreads, double serverRssMb,
+                           double clientCpuUsPerRequest, double otherCpuCores, int peakConcurrency,
+                           double windowSeconds) implements Measurement.Measured {
+        /** The row of {@code sample}: {@code mode} "pool" (of {@code pool} threads) or "virtual". */
+        public static SleepRun of(String mode, int pool, int users, int sleepMs, Sample sample,
+                                  double publishedThroughput, double publishedMeanMs) {
+            int servers = mode.equals("pool") ? pool : users; // virtual: every request gets a thread
+            double bound = Bounds.closedLoopThroughput(users, servers, sleepMs / 1000.0);
+            HttpLoad.Result r = sample.measured().load();
+            ServerProcess.Usage s = sample.measured().server();
+            return new SleepRun(mode.equals("pool") ? "platform-pool-" + pool : "virtual", mode,
+                    mode.equals("pool") ? pool : 0, users, sleepMs, r.throughput(), bound, publishedThroughput,
+                    r.meanMs(), Math.max(sleepMs, users / bound * 1000), publishedMeanMs, r.minMs(), r.p99Ms(),
+                    r.maxMs(), r.stdDevMs(), r.errors(), s.cpuUsPerRequest(), s.liveThreads(), s.rssMb(),
+                    r.clientCpuUsPerRequest(), sample.measured().otherCores(), sample.peakConcurrency(), r.seconds());
+        }
+
+        public double ratioToBound() {
+            return throughput / boundThroughput;
+        }
+
+        @Override
+        public List<Measurement> measurements() {
+            Measurement rate = Measurement.of(executor + " · " + users + " users", throughput, "req/s")
+                    .bound(boundThroughput, Measurement.Bound.LITTLE).window(windowSeconds);
+            if (publishedThroughput > 0) rate = rate.published(publishedThroughput, "vt-http-pr");
+            return List.of(rate, Measurement.of(executor + " · fastest response", minMs, "ms")
+                    .bound(sleepMs, Measurement.Bound.LOWER_TIME).window(windowSeconds));
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "%-17s %,8.1f req/s = %.3f of Little's law (%,.0f); mean %,.0f ms"
+                            + " (steady state %,.0f), min %,.0f, p99 %,.0f, max %,.0f ms; %d errors; peak %d in the"
+                            + " handler; server %,.0f µs CPU per request, %d live threads; client %,.0f µs", executor,
+                    throughput, ratioToBound(), boundThroughput, meanMs, expectedMeanMs, minMs, p99Ms, maxMs, errors,
+                    peakConcurrency, serverCpuUsPerRequest, serverLiveThreads, clientCpuUsPerRequest);
+        }
+    }
+
+    /** S03's saved result: the set-up and one row per server. */
+    public record SleepEndpoint(int users, int sleepMs, int pool, double warmUpSeconds, double measuredSeconds,
+                                List<SleepRun> runs) implements Measurement.Measured {
+        public SleepRun run(String mode) {
+            return runs.stream().filter(r -> r.mode().equals(mode)).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no " + mode + " run in " + runs));
+        }
+
+        @Override
+        public List<Measurement> measurements() {
+            return runs.stream().flatMap(r -> r.measurements().stream()).toList();
+        }
+    }
+
+    /** Runs S03 with {@code args} (e.g. "--mode", "both") in its own JVM and returns its result, typed. */
+    public static SleepEndpoint sleepEndpoint(String... args) {
+        RunGuard.requireFresh();
+        return ChildRun.result(SleepEndpoint.class, "S03_SleepEndpointLoad.java", args);
+    }
+
+    // ---------------------------------------------------------------- chapter 04: the CPU endpoint (S16)
+
+    /**
+     * One run of one server against the CPU endpoint. Its "at full CPU" figure ({@code cpuBoundThroughput}) comes
+     * from the CPU measured in the same window, so it is no independent bound: the row reports how busy the free
+     * cores were ({@code cpuUtilisation}) against 1.0.
+     */
+    public record CpuRun(String server, String mode, int repetition, int threads, double throughput,
+                         double cpuBoundThroughput, double ratioToBound, double cpuUtilisation, double meanMs,
+                         double p99Ms, long errors, double serverCpuUsPerRequest, double clientCpuUsPerRequest,
+                         double totalCpuUsPerRequest, double otherCpuCores, int serverLiveThreads,
+                         int peakConcurrency, double windowSeconds) implements Measurement.Measured {
+        public static CpuRun of(String mode, int pool, int repetition, int cores, Sample sample) {
+            LoadRun.Measured m = sample.measured();
+            HttpLoad.Result r = m.load();
+            double bound = m.cpuBoundThroughput(cores);
+            return new CpuRun(mode.equals("pool") ? "pool of " + pool : "virtual threads", mode, repetition,
+                    mode.equals("pool") ? pool : 0, r.throughput(), bound, r.throughput() / bound,
+                    r.throughput() / bound, r.meanMs(), r.p99Ms(), r.errors(), m.server().cpuUsPerRequest(),
+                    r.clientCpuUsPerRequest(), m.totalCpuUsPerRequest(), m.otherCores(), m.server().liveThreads(),
+                    sample.peakConcurrency(), r.seconds());
+        }
+
+        @Override
+        public List<Measurement> measurements() {
+            return List.of(Measurement.of(server + " · run " + repetition + " · CPU busy", cpuUtilisation,
+                    "share of the free cores").bound(1.0, Measurement.Bound.UPPER).window(windowSeconds));
+        }
+
+        @Override
+        public String toString() {
+            return String.format(Locale.ROOT, "run %d %-15s %,8.1f req/s; CPU busy %.3f of the free cores (at full"
+                            + " CPU %,.1f; server %,.0f µs + client %,.0f µs CPU per request, %.2f cores busy"
+                            + " elsewhere); mean %,.0f ms, p99 %,.0f ms, %d errors; %d live threads, at most %d"
+                            + " requests computing at once", repetition, server, throughput, cpuUtilisation,
+                    cpuBoundThroughput, serverCpuUsPerRequest, clientCpuUsPerRequest, otherCpuCores, meanMs, p99Ms,
+                    errors, serverLiveThreads, peakConcurrency);
+        }
+    }
+
+    /** S16's saved result: the set-up, every run, and virtual / pool over the medians (NaN with one server). */
+    public record CpuEndpoint(int users, long n, int pool, int cores, int repeat, List<CpuRun> runs,
+                              double virtualOverPool, double virtualOverPoolCpuPerRequest)
+            implements Measurement.Measured {
+        public static CpuEndpoint of(int users, long n, int pool, int cores, int repeat, List<CpuRun> runs) {
+            return new CpuEndpoint(users, n, pool, cores, repeat, List.copyOf(runs),
+                    median(runs, "virtual", CpuRun::throughput) / median(runs, "pool", CpuRun::throughput),
+                    median(runs, "virtual", CpuRun::totalCpuUsPerRequest)
+                            / median(runs, "pool", CpuRun::totalCpuUsPerRequest));
+        }
+
+        @Override
+        public List<Measurement> measurements() {
+            return runs.stream().flatMap(r -> r.measurements().stream()).toList();
+        }
+    }
+
+    /** The median of {@code f} over the runs of {@code mode} (NaN without one). */
+    public static double median(List<CpuRun> runs, String mode, java.util.function.ToDoubleFunction<CpuRun> f) {
+        double[] v = runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(f).sorted().toArray();
+        if (v.length == 0) return Double.NaN;
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** Runs S16 with {@code args} in its own JVM (the servers and generators in theirs) and returns its result. */
+    public static CpuEndpoint cpuEndpoint(String... args) {
+        RunGuard.requireFresh();
+        return ChildRun.result(CpuEndpoint.class, "S16_CpuEndpointLoad.java", args);
+    }
+
+}

@@ -1,0 +1,146 @@
+package unpinned.chapters;
+
+import unpinned.core.Measurement;
+import unpinned.running.ChildRun;
+import unpinned.running.ProcessStats;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Chapter 03's cost of a blocked thread, one run of snippet S10 ({@code thread-cost}) in its own JVM: {@code threads}
+ * threads of {@code kind} blocked at stack depth {@code depth}, what starting them took, and the heap and RSS they
+ * added, per thread. Read typed from the snippet's result, so the notebook unpacks no JSON.
+ */
+public record ThreadCost(String kind, int threads, int depth, double startSeconds, double heapBytesPerThread,
+                         double rssBytesPerThread, int liveThreads) implements Measurement.Measured {
+
+    /** Far below the OS limits, so a demo can never use up the machine's threads. */
+    public static final int PLATFORM_CAP = 5_000;
+    /**
+     * Inside a 1 MB stack: compiled frames (the warm-up sees to that) take ~25 B a level, interpreted ones ~130 B.
+     * (Under -Xint a virtual thread overflowed parking between 3,000 and 4,000 frames; the run then fails cleanly.)
+     */
+    public static final int MAX_DEPTH = 5_000;
+    /** A generous guess at a blocked virtual thread's heap (thread, continuation, latch node, stack chunk). */
+    static final long ESTIMATE_BASE_BYTES = 200, ESTIMATE_FRAME_BYTES = 100;
+
+    /** S10's refusals: the platform cap, the depth's limit and the heap the threads would need. */
+    public static void checkSizes(String kind, int n, long depth) {
+        boolean virtual = kind.equals("virtual");
+        if (!virtual && n > PLATFORM_CAP) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--threads %d refused: platform threads"
+                    + " are capped at %,d here: each is an OS thread with its own stack, and the OS limits how many"
+                    + " a user may have (this machine: %s); use --kind virtual for more", n, PLATFORM_CAP,
+                    osThreadLimit()));
+        }
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "--depth must be a whole number from 1 to"
+                    + " %,d; got '%d' (5,000 at most: deeper recursion could overflow a thread's stack, 1 MB by"
+                    + " default with -Xss; virtual threads have the same limit)", MAX_DEPTH, depth));
+        }
+        long perThread = ESTIMATE_BASE_BYTES + ESTIMATE_FRAME_BYTES * depth, estimate = n * perThread;
+        if (virtual && estimate > 0.8 * Runtime.getRuntime().maxMemory()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%,d virtual threads at --depth %,d"
+                    + " refused: they would need about %,d MB of heap (estimated %d + %d x depth = %,d bytes per"
+                    + " blocked thread), more than 80%% of this JVM's %,d MB (-Xmx); use fewer threads or a smaller"
+                    + " --depth", n, depth, estimate >> 20, ESTIMATE_BASE_BYTES, ESTIMATE_FRAME_BYTES, perThread,
+                    Runtime.getRuntime().maxMemory() >> 20));
+        }
+    }
+
+    /** Runs S10 with these options in a child JVM. */
+    public static ThreadCost run(String kind, int threads, int depth) {
+        Run r = ChildRun.result(Run.class, "S10_ThreadCost.java", "--kind", kind, "--threads", "" + threads,
+                "--depth", "" + depth);
+        return new ThreadCost(r.kind(), r.threads(), r.depth(), r.startSeconds(), r.heapBytesPerThread(),
+                r.rssBytesPerThread(), r.liveThreads());
+    }
+
+    /** What S10 saves: the row's figures and the readings they come from (-1 RSS: not Linux). */
+    public record Run(String kind, int threads, int depth, double startSeconds, double totalSeconds,
+                      long heapBytesPerThread, long rssBytesPerThread, long heapUsedBeforeBytes,
+                      long heapUsedAfterBytes, long rssBeforeBytes, long rssAfterBytes, int liveThreads,
+                      int osThreads, String javaVersion) {
+
+        /** Per thread, from the readings before the threads started and while all were blocked. */
+        public static Run of(String kind, int threads, int depth, double startSeconds, double releaseSeconds,
+                             Map<String, Object> before, Map<String, Object> after) {
+            long heapBefore = (long) before.get("heapUsedBytes"), heapAfter = (long) after.get("heapUsedBytes");
+            long rssBefore = (long) before.get("rssBytes"), rssAfter = (long) after.get("rssBytes");
+            long rssPerThread = rssBefore < 0 || rssAfter < 0 ? -1 // not Linux
+                    : Math.round((rssAfter - rssBefore) / (double) threads);
+            Run r = new Run(kind, threads, depth, startSeconds, startSeconds + releaseSeconds, // not the pause
+                    Math.round((heapAfter - heapBefore) / (double) threads), rssPerThread, heapBefore, heapAfter,
+                    rssBefore, rssAfter, ((Number) after.get("liveThreads")).intValue(),
+                    ((Number) after.get("osThreads")).intValue(), System.getProperty("java.version"));
+            System.out.printf(Locale.ROOT, "%,d %s threads, depth %,d: started and blocked in %.3f s; heap %,d B and"
+                            + " RSS %,d B per thread; %d platform threads live (%d OS threads)%n", threads, kind,
+                    depth, startSeconds, r.heapBytesPerThread(), rssPerThread, r.liveThreads(), r.osThreads());
+            System.out.printf(Locale.ROOT, "  heap used %,.1f -> %,.1f MB, RSS %,.1f -> %,.1f MB while all were"
+                            + " blocked; released and joined in %.3f s (%.3f s in all)%n", heapBefore / 1e6,
+                    heapAfter / 1e6, rssBefore / 1e6, rssAfter / 1e6, releaseSeconds, r.totalSeconds());
+            return r;
+        }
+    }
+
+    /** Heap, RSS and threads after a few full GCs, so the heap figure counts live objects only. */
+    public static Map<String, Object> settledSnapshot() throws InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return ProcessStats.snapshot();
+    }
+
+    /** The tightest limit on this process's threads that Linux shows, with where it comes from. */
+    public static String osThreadLimit() {
+        long best = Long.MAX_VALUE;
+        String from = null;
+        for (String file : List.of("/proc/sys/kernel/threads-max", "/proc/sys/kernel/pid_max",
+                "/sys/fs/cgroup/pids.max")) {
+            long n = number(read(file).strip());
+            if (n > 0 && n < best) {
+                best = n;
+                from = file;
+            }
+        }
+        for (String line : read("/proc/self/limits").split("\n")) {
+            if (!line.startsWith("Max processes")) continue;
+            long n = number(line.substring("Max processes".length()).strip().split("\\s+")[0]);
+            if (n > 0 && n < best) {
+                best = n;
+                from = "ulimit -u, threads of all this user's processes";
+            }
+        }
+        return from == null ? "unknown" : String.format(Locale.ROOT, "%,d, from %s", best, from);
+    }
+
+    static String read(String file) {
+        try { // not Files.readString: it returned one character of /proc/sys files (size 0) on a 6.18 kernel
+            return String.join("\n", Files.readAllLines(Path.of(file)));
+        } catch (IOException | RuntimeException e) {
+            return ""; // not Linux, or no such limit
+        }
+    }
+
+    static long number(String s) {
+        try {
+            return Long.parseLong(s);
+        } catch (NumberFormatException e) {
+            return -1; // "max", "unlimited"
+        }
+    }
+
+    @Override
+    public List<Measurement> measurements() {
+        String what = String.format(java.util.Locale.ROOT, "%s · %,d threads at depth %d", kind, threads, depth);
+        return List.of(Measurement.of(what + " · heap per thread", heapBytesPerThread, "bytes"),
+                Measurement.of(what + " · RSS per thread", rssBytesPerThread, "bytes"),
+                Measurement.of(what + " · start", startSeconds, "s"));
+    }
+}

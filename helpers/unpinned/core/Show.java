@@ -1,0 +1,188 @@
+package unpinned.core;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.awt.image.BufferedImage;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Proxy;
+import java.util.Base64;
+import java.util.function.Function;
+import javax.imageio.ImageIO;
+
+/**
+ * Puts HTML, Markdown and charts on the notebook page without a value left behind: JJava's {@code display(...)}
+ * returns the output's id, and as a cell's last statement that id is printed as the cell's result (a bare UUID on
+ * the page). These methods return nothing. In the kernel they talk to JJava by reflection (the helpers also run in
+ * plain JVMs, where JJava is absent); outside it they print the text, so a snippet or test can call them too.
+ *
+ * <p>{@link #register} teaches the kernel to show a type with metadata: {@link Charts} registers its charts, so each
+ * carries its record (title, series and their points, anything clipped) into the page, where the page test reads it.
+ */
+public final class Show {
+    private static final String STATICS = "org.dflib.jjava.kernel.JavaNotebookStatics";
+    private static final String DISPLAY_DATA = "org.dflib.jjava.jupyter.kernel.display.DisplayData";
+    private static final String RENDER_FUNCTION = "org.dflib.jjava.jupyter.kernel.display.RenderFunction";
+    private static final String BASE_STATICS = "org.dflib.jjava.jupyter.kernel.BaseNotebookStatics";
+    private static final java.util.Set<Class<?>> registered = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private Show() {}
+
+    /** The running JJava kernel, or null in a plain JVM. */
+    static Object kernel() {
+        try {
+            Class<?> statics = Class.forName(STATICS, true, Show.class.getClassLoader());
+            return statics.getMethod("kernel").invoke(null); // getKernelInstance() prints a deprecation warning
+        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** Shows HTML in the notebook (printed as is elsewhere). */
+    public static void html(String html) {
+        if (!display("putHTML", html)) System.out.println(html);
+    }
+
+    /** Shows Markdown in the notebook (printed as is elsewhere). */
+    public static void markdown(String markdown) {
+        if (!display("putMarkdown", markdown)) System.out.println(markdown);
+    }
+
+    /** Shows Markdown with a record in the output's metadata under {@code key} (printed as is elsewhere). */
+    public static void markdown(String markdown, String key, Object metadata) {
+        if (!display("putMarkdown", markdown, key, metadata)) System.out.println(markdown);
+    }
+
+    private static boolean display(String put, String content) {
+        return display(put, content, null, null);
+    }
+
+    private static boolean display(String put, String content, String key, Object metadata) {
+        Object kernel = kernel();
+        if (kernel == null) return false;
+        try {
+            Class<?> dataClass = Class.forName(DISPLAY_DATA, true, kernel.getClass().getClassLoader());
+            Object data = dataClass.getConstructor().newInstance();
+            dataClass.getMethod(put, String.class).invoke(data, content);
+            if (key != null) dataClass.getMethod("putMetaData", String.class, Object.class).invoke(data, key, metadata);
+            kernel.getClass().getMethod("display", dataClass).invoke(kernel, data);
+            return true;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("the notebook kernel refused to show an output: " + e, e);
+        }
+    }
+
+    /**
+     * Teaches the kernel to show objects of {@code type} as {@code mime} data ({@code data} makes the payload, and
+     * {@code describe} its text/plain stand-in) with {@code metadata} under {@code key} in the output's metadata;
+     * once per type; nothing outside a kernel.
+     */
+    public static synchronized <T> void register(Class<T> type, String mime, Function<T, Object> data,
+                                                 Function<T, String> describe, String key, Function<T, Object> metadata) {
+        if (!registered.add(type)) return;
+        Object kernel = kernel();
+        if (kernel == null) return;
+        try {
+            ClassLoader loader = kernel.getClass().getClassLoader();
+            Object renderer = kernel.getClass().getMethod("getRenderer").invoke(kernel);
+            Object registration = renderer.getClass().getMethod("createRegistration", Class.class).invoke(renderer, type);
+            registration = registration.getClass().getMethod("preferring", String[].class)
+                    .invoke(registration, (Object) new String[] {mime});
+            Class<?> function = Class.forName(RENDER_FUNCTION, true, loader);
+            Object render = Proxy.newProxyInstance(loader, new Class<?>[] {function}, (proxy, method, args) -> {
+                if (!method.getName().equals("render")) return method.invoke(new Object(), args);
+                T value = type.cast(args[0]);
+                Object output = args[1].getClass().getMethod("getOutputContainer").invoke(args[1]);
+                output.getClass().getMethod("putData", String.class, Object.class).invoke(output, mime, data.apply(value));
+                // the text a page without images shows (instead of the object's toString)
+                output.getClass().getMethod("putData", String.class, Object.class).invoke(output, "text/plain", describe.apply(value));
+                output.getClass().getMethod("putMetaData", String.class, Object.class)
+                        .invoke(output, key, metadata.apply(value));
+                return null;
+            });
+            registration.getClass().getMethod("register", function).invoke(registration, render);
+        } catch (ReflectiveOperationException e) {
+            registered.remove(type);
+            throw new IllegalStateException("the notebook kernel refused a renderer for " + type.getSimpleName() + ": " + e, e);
+        }
+    }
+
+    /** An image as base64 PNG, as notebook outputs carry it. */
+    public static String png(BufferedImage image) {
+        var bytes = new ByteArrayOutputStream();
+        try {
+            ImageIO.write(image, "png", bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot encode a chart as PNG: " + e.getMessage(), e);
+        }
+        return Base64.getEncoder().encodeToString(bytes.toByteArray());
+    }
+
+    /**
+     * A line that updates in place while a run goes on (a progress line) and leaves nothing on the saved page
+     * once {@linkplain #close() closed}: in the notebook one output, replaced each time; elsewhere a console line
+     * rewritten with a carriage return.
+     */
+    public static final class Live implements AutoCloseable {
+        private final java.io.PrintStream console;
+        private String id;
+        private int width;
+
+        public Live(java.io.PrintStream console) {
+            this.console = console;
+        }
+
+        public synchronized void show(String text) {
+            if (kernel() != null && statics("display", text) != null) return;
+            String padded = width > text.length() ? text + " ".repeat(width - text.length()) : text;
+            console.print("\r" + padded);
+            console.flush();
+            width = text.length();
+        }
+
+        /** Ends the line leaving {@code text} in its place, in the notebook and on a console alike. */
+        public synchronized void keep(String text) {
+            if (id != null && statics("update", text) != null) {
+                id = null;
+                return;
+            }
+            show(text);
+            if (id != null) {
+                id = null;
+                return;
+            }
+            console.println();
+            width = 0;
+        }
+
+        /** Ends the line: in the notebook the output is emptied, on a console the line is ended (and kept). */
+        @Override
+        public synchronized void close() {
+            if (id != null) {
+                statics("update", "");
+                id = null;
+            }
+            if (width > 0) {
+                console.println();
+                width = 0;
+            }
+        }
+
+        // JJava's own display / updateDisplay, by reflection: the first call makes the output, later ones replace it.
+        private Object statics(String what, String text) {
+            try {
+                Class<?> statics = Class.forName(BASE_STATICS, true, kernel().getClass().getClassLoader());
+                if (id == null) {
+                    if (what.equals("update")) return null;
+                    id = (String) statics.getMethod("display", Object.class, String[].class)
+                            .invoke(null, text, new String[] {"text/plain"});
+                } else {
+                    statics.getMethod("updateDisplay", String.class, Object.class, String[].class)
+                            .invoke(null, id, text, new String[] {"text/plain"});
+                }
+                return id;
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                return null; // the console line instead
+            }
+        }
+    }
+}

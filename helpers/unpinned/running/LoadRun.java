@@ -1,0 +1,157 @@
+package unpinned.running;
+
+import unpinned.core.Bounds;
+import unpinned.core.Json;
+import unpinned.core.Protocol;
+
+import com.google.gson.JsonObject;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One load run against a server in its own JVM, with the load generator in another JVM of its own
+ * (snippet S05, alias {@code http-load}): the notebook's JVM only orchestrates, so neither side's
+ * numbers include the notebook. The server's own figures are read just before and just after the
+ * measured window (the generator says when it starts and ends), so its CPU per request, memory and
+ * threads come with every measurement.
+ *
+ * <pre>{@code
+ * try (var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual")) {
+ *     var m = LoadRun.measure(server, HttpLoad.Options.closedLoop(server.uri(), 500, Duration.ofSeconds(2), Duration.ofSeconds(5)));
+ * }
+ * }</pre>
+ */
+public final class LoadRun {
+    private LoadRun() {}
+
+    /**
+     * What the load generator measured, what the server used in the same measured window, and what each
+     * other process sampled with it used (e.g. a dependency the server calls), in the order given.
+     */
+    public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
+                           double machineBusyCores) {
+        public Measured {
+            others = List.copyOf(others);
+        }
+
+        /**
+         * Cores the rest of the machine kept busy during the window (this notebook, the system, a neighbour,
+         * a hypervisor's steal): the machine's busy cores minus what the server, the generator and the others
+         * used; NaN where the machine's CPU can't be read.
+         */
+        public double otherCores() {
+            if (Double.isNaN(machineBusyCores) || !(load.seconds() > 0)) return Double.NaN;
+            double ours = totalCpuUsPerRequest() * load.requests() / 1e6 / load.seconds();
+            return Math.max(0, machineBusyCores - ours);
+        }
+
+        /** Server plus load generator plus the others: CPU microseconds the whole set-up spent per request. */
+        public double totalCpuUsPerRequest() {
+            double total = server.cpuUsPerRequest() + load.clientCpuUsPerRequest();
+            for (ServerProcess.Usage other : others) total += other.cpuUsPerRequest();
+            return total;
+        }
+
+        /**
+         * The CPU bound of this measurement: the {@code cores}, less what the rest of the machine used, over the CPU
+         * seconds one request cost the server, the generator and the others (NaN when none was measured).
+         */
+        public double cpuBoundThroughput(int cores) {
+            double elsewhere = otherCores();
+            return Bounds.cpuThroughput(cores - (Double.isNaN(elsewhere) ? 0 : elsewhere), totalCpuUsPerRequest());
+        }
+
+        @Override
+        public String toString() {
+            return load + "\n" + server;
+        }
+    }
+
+    /**
+     * Runs {@code o} from a child JVM against {@code server} and samples the server around it.
+     *
+     * @throws IllegalStateException the run failed (every request failed, too few open files...), with the
+     *                               end of the generator's output
+     */
+    public static Measured measure(ServerProcess server, HttpLoad.Options o) {
+        return measure(server, o, List.of());
+    }
+
+    /**
+     * As {@link #measure(ServerProcess, HttpLoad.Options)}, and samples {@code others} (processes the server
+     * depends on) over the same window; their usage is per request the load generator counted.
+     */
+    public static Measured measure(ServerProcess server, HttpLoad.Options o, List<ServerProcess> others) {
+        return measureLevels(server, o, List.of(), o.warmUp(), others).get(0);
+    }
+
+    /**
+     * Measures {@code first}, then the same load at each further count of {@code moreConnections} (each after
+     * {@code laterWarmUp}), all from one load-generator JVM, sampling the server and {@code others} around each
+     * window. One generator start instead of one per level: sweeps run faster, and measure the same.
+     */
+    public static List<Measured> measureLevels(ServerProcess server, HttpLoad.Options first, List<Integer> moreConnections,
+                                               Duration laterWarmUp, List<ServerProcess> others) {
+        List<Integer> counts = new ArrayList<>();
+        counts.add(first.connections());
+        counts.addAll(moreConnections);
+        int most = counts.stream().mapToInt(Integer::intValue).max().orElseThrow();
+        HttpLoad.requireOpenFiles(most + HttpLoad.SPARE_FILES, "the server's " + most + " connections");
+        if (laterWarmUp == null || laterWarmUp.isNegative()) throw new IllegalArgumentException("laterWarmUp must be >= 0 s, got " + laterWarmUp);
+        HttpLoad.requireRunLength(counts.size(), first.warmUp(), laterWarmUp, first.duration());
+        List<String> args = arguments(first);
+        if (!moreConnections.isEmpty()) {
+            args.set(args.indexOf("--connections") + 1, String.join(",", counts.stream().map(String::valueOf).toList()));
+            args.addAll(List.of("--level-warmup-s", seconds(laterWarmUp.toMillis())));
+        }
+        List<ServerProcess> all = new ArrayList<>();
+        all.add(server);
+        all.addAll(others);
+        List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
+        List<Double> machineBusyCores = new ArrayList<>(); // the whole machine, sampled with the processes
+        // the first window may wait for the generator's first compile as well as its warm-up
+        try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
+            for (int i = 0; i < counts.size(); i++) {
+                Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
+                generator.await(Protocol.WINDOW_START, warmUp);
+                long startNanos = System.nanoTime();
+                double busyBefore = ProcessStats.machineBusySeconds();
+                before.add(all.stream().map(ServerProcess::stats).toList());
+                generator.await(Protocol.WINDOW_END, first.duration().plus(Duration.ofMinutes(1)));
+                after.add(all.stream().map(ServerProcess::stats).toList());
+                double busy = ProcessStats.machineBusySeconds() - busyBefore;
+                machineBusyCores.add(busy / ((System.nanoTime() - startNanos) / 1e9));
+            }
+            JsonObject result = generator.awaitResult();
+            List<HttpLoad.Result> loads = new ArrayList<>();
+            if (counts.size() == 1) loads.add(Json.read(result.toString(), HttpLoad.Result.class));
+            else for (var level : result.getAsJsonArray("levels")) loads.add(Json.read(level.toString(), HttpLoad.Result.class));
+            List<Measured> measured = new ArrayList<>();
+            for (int i = 0; i < counts.size(); i++) {
+                List<ServerProcess.Usage> usage = new ArrayList<>();
+                for (int p = 0; p < all.size(); p++) {
+                    usage.add(ServerProcess.Usage.between(before.get(i).get(p), after.get(i).get(p), loads.get(i).requests()));
+                }
+                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i)));
+            }
+            return measured;
+        }
+    }
+
+    /** The S05 command line for {@code o}. */
+    static List<String> arguments(HttpLoad.Options o) {
+        List<String> a = new ArrayList<>();
+        a.addAll(List.of("--url", o.target().toString(), "--connections", Integer.toString(o.connections()),
+                "--threads", Integer.toString(o.threads()), "--warmup-s", seconds(o.warmUp().toMillis()),
+                "--duration-s", seconds(o.duration().toMillis()), "--timeout-s", seconds(o.timeout().toMillis())));
+        if (!o.closed()) a.addAll(List.of("--rate", Double.toString(o.rate())));
+        return a;
+    }
+
+    private static String seconds(long millis) {
+        return String.format(Locale.ROOT, "%.3f", millis / 1000.0);
+    }
+}

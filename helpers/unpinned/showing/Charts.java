@@ -1,0 +1,923 @@
+//DEPS org.knowm.xchart:xchart:3.8.8
+package unpinned.showing;
+
+import unpinned.core.Machine;
+import unpinned.core.Measurement;
+import unpinned.core.Results;
+import unpinned.core.RunGuard;
+import unpinned.core.Show;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.FontMetrics;
+import java.awt.Graphics2D;
+import java.awt.RenderingHints;
+import java.awt.geom.Line2D;
+import java.awt.geom.Rectangle2D;
+import java.awt.image.BufferedImage;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import javax.imageio.ImageIO;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Annotation;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.AxesChartStyler;
+import org.knowm.xchart.style.CategoryStyler;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Charts as images (XChart), never windows: the kernel and CI have no display, and a
+ * {@code BufferedImage} is what the notebook shows inline and what {@link #save} writes.
+ * The compare chart ends every experiment; it carries the machine summary, because a number
+ * without its machine means nothing. Needs Comparison.java, Machine.java, Profile.java and Results.java
+ * (for {@link #save}) alongside.
+ *
+ * <p>Rules every chart here follows: a log axis says so in its title ("ms (log scale)"); the title
+ * wraps onto a second line (and shrinks down to {@link #MIN_TITLE_POINTS} pt) rather than being
+ * clipped, and a title that doesn't fit in two lines is refused; {@link #compare} on a linear axis
+ * refuses values more than {@link #MAX_LINEAR_SPREAD} times apart (use a log axis or {@link #ratios}).
+ */
+public final class Charts {
+    public static final int WIDTH = 720;
+    public static final int HEIGHT = 420;
+    /** Extra image height per legend entry when a legend lists its series one per line below the plot. */
+    static final int LEGEND_LINE = 18;
+    /** On a linear axis, {@link #compare} refuses a largest value more than this many times the smallest non-zero one. */
+    public static final double MAX_LINEAR_SPREAD = 20;
+    /** Title font size; longer titles wrap onto a second line, then shrink down to {@link #MIN_TITLE_POINTS}. */
+    public static final int TITLE_POINTS = 15;
+    public static final int MIN_TITLE_POINTS = 12;
+    static final String MEASURED = "measured";
+    static final String BOUND = "bound";
+    static final String PUBLISHED = "published";
+    static final String MEASURED_RATIO = "measured / bound";
+    static final String PUBLISHED_RATIO = "published / bound";
+    static final String RATIO_AXIS = "ratio to bound";
+    /** What the error bars are, in the legend entry of the series that has them. */
+    static final String ERROR_NOTE = "error bars: 99.9 % CI (JMH)";
+    static final String LOG_SCALE = "(log scale)";
+    private static final int PAD = 10; // XChart's chart padding, set explicitly: the title layout depends on it
+    private static final int TITLE_GAP = 5; // above the first title line and below the last
+    // XChart 3.8.8 draws its title as one unwrappable line, so it gets this blank stand-in (which only reserves the
+    // room, through its padding) and TitleBlock draws the real lines.
+    static final String TITLE_PLACEHOLDER = " ";
+    private static final Color BLUE = new Color(0x1f77b4);
+    private static final Color GREY = new Color(0x9a9a9a);
+    private static final Color ORANGE = new Color(0xff7f0e);
+    // Dark, and not a grey: anti-aliased black text makes greys, so tests can tell whiskers from text.
+    static final Color ERROR_BAR = new Color(0x222233);
+    static final Color REFERENCE = new Color(0x555555);
+    private static final Color[] PALETTE = {BLUE, ORANGE, new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
+
+    static {
+        // Before any AWT class looks at it: no display needed, no window ever.
+        if (System.getProperty("java.awt.headless") == null) System.setProperty("java.awt.headless", "true");
+    }
+
+    private Charts() {}
+
+    /** One line of an x/y chart; NaN values leave a gap. */
+    public record Series(String name, double[] x, double[] y) {
+        public Series {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("series name must be a non-blank string, got "
+                        + (name == null ? "null" : "'" + name + "'"));
+            }
+            if (x == null || y == null || x.length != y.length || x.length == 0) {
+                throw new IllegalArgumentException("series '" + name + "' must have x and y of the same non-zero length, got "
+                        + (x == null ? "null" : x.length) + " x and " + (y == null ? "null" : y.length) + " y values");
+            }
+        }
+    }
+
+    /**
+     * Grouped bars measured / bound / published per label, linear y axis. Refuses values more than
+     * {@link #MAX_LINEAR_SPREAD} times apart: use {@code logY = true} or {@link #ratios} for those.
+     */
+    public static DrawnChart compare(String title, String unit, List<Comparison> rows) {
+        return compare(title, unit, rows, false);
+    }
+
+    /**
+     * Grouped bars measured / bound / published per label; {@code logY} when they span decades. A
+     * measured value with an {@link Comparison#error() error} gets an error bar (measured ± error).
+     */
+    public static DrawnChart compare(String title, String unit, List<Comparison> rows, boolean logY) {
+        return render(compareChart(title, unit, rows, logY));
+    }
+
+    /**
+     * The chart behind {@link #compare}. A series whose values are all NaN is left out; a single
+     * NaN leaves its bar out. With {@code logY} every available value must be > 0; without it the
+     * values must be within {@link #MAX_LINEAR_SPREAD} times of each other.
+     */
+    static CategoryChart compareChart(String title, String unit, List<Comparison> rows, boolean logY) {
+        text("title", title);
+        text("unit", unit);
+        List<String> labels = labels(rows);
+        List<Double> measured = rows.stream().map(Comparison::measured).toList();
+        List<Double> bound = rows.stream().map(Comparison::bound).toList();
+        List<Double> published = rows.stream().map(Comparison::published).toList();
+        if (!logY) checkSpread(unit, labels, measured, bound, published);
+        CategoryChart chart = categoryChart(title, Machine.summary(), axisTitle(unit, logY));
+        double[] range = {Double.POSITIVE_INFINITY}; // smallest non-zero |value|
+        addBars(chart, MEASURED, BLUE, labels, measured, logY, range);
+        addBars(chart, BOUND, GREY, labels, bound, logY, range);
+        addBars(chart, PUBLISHED, ORANGE, labels, published, logY, range);
+        if (chart.getSeriesMap().isEmpty()) {
+            throw new IllegalArgumentException("rows must hold at least one value that is not NaN, got only NaN in " + rows);
+        }
+        finishCategory(chart, labels, logY, range);
+        addErrorBars(chart, MEASURED, measured, rows.stream().map(Comparison::error).toList(), logY, range);
+        return chart;
+    }
+
+    /**
+     * Like with like: per label, measured / bound and published / bound as bars, with a reference
+     * line at 1.0 labelled "bound" (1.0 = exactly the bound). Rows without a bound, or with neither a
+     * measured nor a published value, are left out; a measured error becomes an error bar of error / bound.
+     */
+    public static DrawnChart ratios(String title, List<Comparison> rows) {
+        return render(ratiosChart(title, rows));
+    }
+
+    static CategoryChart ratiosChart(String title, List<Comparison> rows) {
+        text("title", title);
+        List<String> all = labels(rows);
+        List<String> labels = new ArrayList<>();
+        List<Double> measured = new ArrayList<>();
+        List<Double> published = new ArrayList<>();
+        List<Double> errors = new ArrayList<>();
+        for (Comparison c : rows) {
+            if (Double.isNaN(c.bound()) || Double.isNaN(c.measured()) && Double.isNaN(c.published())) continue;
+            if (c.bound() == 0 || Double.isInfinite(c.bound())) {
+                throw new IllegalArgumentException("bound must be a finite non-zero number (or NaN to leave the row out) to divide by, got "
+                        + c.bound() + " for '" + c.label() + "'");
+            }
+            labels.add(c.label());
+            measured.add(c.measured() / c.bound());
+            published.add(c.published() / c.bound());
+            errors.add(c.error() / Math.abs(c.bound()));
+        }
+        if (labels.isEmpty()) {
+            throw new IllegalArgumentException("rows must have at least one row with a bound and a measured or published value to divide, "
+                    + "got none in " + all);
+        }
+        CategoryChart chart = categoryChart(title, Machine.summary(), RATIO_AXIS);
+        double[] range = {Double.POSITIVE_INFINITY};
+        addBars(chart, MEASURED_RATIO, BLUE, labels, measured, false, range);
+        addBars(chart, PUBLISHED_RATIO, ORANGE, labels, published, false, range);
+        finishCategory(chart, labels, false, range);
+        // 0 and the reference line at 1.0 are always on the axis, whatever the ratios.
+        double hi = 1;
+        double lo = 0;
+        for (int i = 0; i < labels.size(); i++) {
+            double e = Double.isNaN(errors.get(i)) ? 0 : errors.get(i);
+            if (!Double.isNaN(measured.get(i))) {
+                hi = Math.max(hi, measured.get(i) + e);
+                lo = Math.min(lo, measured.get(i) - e);
+            }
+            if (!Double.isNaN(published.get(i))) {
+                hi = Math.max(hi, published.get(i));
+                lo = Math.min(lo, published.get(i));
+            }
+        }
+        chart.getStyler().setYAxisMin(lo);
+        chart.getStyler().setYAxisMax(hi * 1.1);
+        chart.addAnnotation(new ReferenceLine(1.0, BOUND));
+        addErrorBars(chart, MEASURED_RATIO, measured, errors, false, range);
+        return chart;
+    }
+
+    /**
+     * Each measurement with a bound as a share of it ({@link Measurement#ofBound()}: 1 = at the bound, a time's
+     * bound / the time), one bar per row, the published figure's share beside it where there is one, and a line at
+     * 1.0. Rows without a bound are left out; a row whose bound is only an estimate is labelled "(estimate)".
+     */
+    public static DrawnChart ofBound(String title, List<Measurement> rows) {
+        return render(ofBoundChart(title, rows));
+    }
+
+    static CategoryChart ofBoundChart(String title, List<Measurement> rows) {
+        if (rows == null || rows.stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("rows must be a list of measurements, got " + rows);
+        }
+        List<String> labels = new ArrayList<>();
+        List<Double> measured = new ArrayList<>();
+        List<Double> published = new ArrayList<>();
+        for (Measurement m : rows) {
+            if (m.boundKind() == null || !Double.isFinite(m.ofBound())) continue;
+            String label = m.what() + (m.boundKind().isLimit() ? "" : " (estimate)");
+            for (int n = 2; labels.contains(label); n++) label = m.what() + " (" + n + ")";
+            labels.add(label);
+            measured.add(m.ofBound());
+            published.add(m.published() == null ? Double.NaN
+                    : Measurement.of(m.what(), m.published(), m.unit()).bound(m.bound(), m.boundKind()).ofBound());
+        }
+        if (labels.isEmpty()) {
+            throw new IllegalArgumentException("rows must hold at least one measurement with a bound, got none in "
+                    + rows.stream().map(Measurement::what).toList());
+        }
+        Map<String, double[]> series = new java.util.LinkedHashMap<>();
+        series.put(MEASURED, measured.stream().mapToDouble(Double::doubleValue).toArray());
+        if (published.stream().anyMatch(Double::isFinite)) {
+            series.put(PUBLISHED, published.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+        return groupedBarsChart(title, "share of the bound", labels, series, Map.of("the bound", 1.0));
+    }
+
+    /** One bar per key, in the map's iteration order (use a LinkedHashMap); null or NaN leaves a gap. */
+    public static DrawnChart bars(String title, String yLabel, Map<String, ? extends Number> values) {
+        return render(barsChart(title, yLabel, values));
+    }
+
+    static CategoryChart barsChart(String title, String yLabel, Map<String, ? extends Number> values) {
+        text("title", title);
+        text("yLabel", yLabel);
+        if (values == null || values.isEmpty()) throw new IllegalArgumentException("values must be a non-empty map of label -> number, got " + values);
+        List<String> labels = new ArrayList<>();
+        List<Double> ys = new ArrayList<>();
+        values.forEach((k, v) -> {
+            text("each label", k);
+            labels.add(k);
+            ys.add(v == null ? Double.NaN : v.doubleValue());
+        });
+        CategoryChart chart = categoryChart(title, null, yLabel);
+        double[] range = {Double.POSITIVE_INFINITY}; // smallest non-zero |value|
+        addBars(chart, yLabel, BLUE, labels, ys, false, range);
+        if (chart.getSeriesMap().isEmpty()) throw new IllegalArgumentException("values must hold at least one number that is not NaN or null, got " + values);
+        chart.getStyler().setLegendVisible(false);
+        finishCategory(chart, labels, false, range);
+        return chart;
+    }
+
+    /**
+     * Grouped bars: one group per label, one bar per series in each (e.g. time / sleep per case, one series per
+     * JDK), in the maps' iteration order (use LinkedHashMaps). NaN leaves a bar out (a case a JDK can't run).
+     * {@code references} draws a labelled horizontal line per entry (e.g. "unmounts: 1 x" at 1, "pins: N x" at N);
+     * the y axis starts at 0 and always shows them.
+     */
+    public static DrawnChart groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                            Map<String, Double> references) {
+        return render(groupedBarsChart(title, yLabel, labels, series, references));
+    }
+
+    static CategoryChart groupedBarsChart(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                          Map<String, Double> references) {
+        text("title", title);
+        text("yLabel", yLabel);
+        if (labels == null || labels.isEmpty()) throw new IllegalArgumentException("labels must be a non-empty list, got " + labels);
+        labels.forEach(l -> text("each label", l));
+        if (new HashSet<>(labels).size() != labels.size()) throw new IllegalArgumentException("labels must be unique, got " + labels);
+        if (series == null || series.isEmpty()) throw new IllegalArgumentException("series must be a non-empty map of name -> values, got " + series);
+        if (series.size() > PALETTE.length) {
+            throw new IllegalArgumentException("at most " + PALETTE.length + " series can be told apart, got " + series.size());
+        }
+        Map<String, Double> refs = references == null ? Map.of() : references;
+        // Three or more series: their legend lists them one per line below the plot, on a taller image (in one
+        // row, long names ran past the right edge).
+        int legendLines = series.size() >= 3 ? series.size() : 0;
+        CategoryChart chart = categoryChart(title, Machine.summary(), yLabel, HEIGHT + LEGEND_LINE * legendLines);
+        if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        double[] range = {Double.POSITIVE_INFINITY};
+        double hi = 0;
+        int i = 0;
+        for (Map.Entry<String, double[]> e : series.entrySet()) {
+            text("each series name", e.getKey());
+            double[] values = e.getValue();
+            if (values == null || values.length != labels.size()) {
+                throw new IllegalArgumentException("series '" + e.getKey() + "' must have one value per label (" + labels.size()
+                        + "), got " + (values == null ? "null" : values.length));
+            }
+            List<Double> ys = new ArrayList<>();
+            for (double v : values) {
+                ys.add(v);
+                if (!Double.isNaN(v)) hi = Math.max(hi, v);
+            }
+            addBars(chart, e.getKey(), PALETTE[i++], labels, ys, false, range);
+        }
+        if (chart.getSeriesMap().isEmpty()) throw new IllegalArgumentException("series must hold at least one number that is not NaN");
+        finishCategory(chart, labels, false, range);
+        for (Map.Entry<String, Double> r : refs.entrySet()) {
+            text("each reference label", r.getKey());
+            if (r.getValue() == null || !Double.isFinite(r.getValue())) {
+                throw new IllegalArgumentException("reference '" + r.getKey() + "' must be a finite number, got " + r.getValue());
+            }
+            hi = Math.max(hi, r.getValue());
+            chart.addAnnotation(new ReferenceLine(r.getValue(), r.getKey()));
+        }
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setYAxisMax(hi <= 0 ? 1 : hi * 1.15);
+        chart.getStyler().setLegendVisible(true);
+        return chart;
+    }
+
+    /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
+    public static DrawnChart lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+        return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));
+    }
+
+    /** Points only, e.g. one point per request or per run. */
+    public static DrawnChart scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+        return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
+    }
+
+    /**
+     * Lines and points on one x/y chart: {@code lines} drawn as lines (bounds, e.g. Little's law against
+     * users), {@code points} as markers only (measured and published figures), in that order of colours.
+     */
+    public static DrawnChart plot(String title, String xLabel, String yLabel, boolean logX, boolean logY,
+                                     List<Series> lines, List<Series> points) {
+        return render(plotChart(title, xLabel, yLabel, logX, logY, lines, points));
+    }
+
+    static XYChart plotChart(String title, String xLabel, String yLabel, boolean logX, boolean logY,
+                             List<Series> lines, List<Series> points) {
+        if (lines == null || points == null) throw new IllegalArgumentException("lines and points must be lists (maybe empty), got null");
+        List<Series> all = new ArrayList<>(lines);
+        all.addAll(points);
+        // Many series: their legend goes below the plot, one per line, on a taller image. Beside the plot (XChart's
+        // OutsideE) a wide legend took the whole width and left the plot with none: a blank chart.
+        int legendLines = all.size() > 4 ? all.size() : 0;
+        XYChart chart = xyChart(title, xLabel, yLabel, logX, logY, false, HEIGHT + LEGEND_LINE * legendLines,
+                all.toArray(Series[]::new));
+        for (Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
+        for (Series point : points) {
+            XYSeries added = chart.getSeriesMap().get(point.name());
+            added.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            added.setMarker(SeriesMarkers.CIRCLE);
+        }
+        chart.getStyler().setMarkerSize(9);
+        if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        return chart;
+    }
+
+    public static XYChart xyChart(String title, String xLabel, String yLabel, boolean logX, boolean logY, boolean pointsOnly, Series... s) {
+        return xyChart(title, xLabel, yLabel, logX, logY, pointsOnly, HEIGHT, s);
+    }
+
+    public static XYChart xyChart(String title, String xLabel, String yLabel, boolean logX, boolean logY, boolean pointsOnly,
+                           int height, Series... s) {
+        text("title", title);
+        text("xLabel", xLabel);
+        text("yLabel", yLabel);
+        TitleLayout layout = titleLayout(title, WIDTH);
+        if (s == null || s.length == 0) throw new IllegalArgumentException("at least one series is required, got none");
+        Set<String> names = new HashSet<>();
+        for (Series one : s) {
+            if (one == null) throw new IllegalArgumentException("series must not be null");
+            if (!names.add(one.name())) throw new IllegalArgumentException("series names must be unique, got '" + one.name() + "' twice");
+            if (logX) positiveOnLog(one.name(), "x", one.x());
+            if (logY) positiveOnLog(one.name(), "y", one.y());
+        }
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(height).title(TITLE_PLACEHOLDER)
+                .xAxisTitle(axisTitle(xLabel, logX)).yAxisTitle(axisTitle(yLabel, logY)).build();
+        AxesChartStyler st = chart.getStyler();
+        style(st);
+        applyTitle(chart, layout);
+        st.setXAxisLogarithmic(logX);
+        st.setYAxisLogarithmic(logY);
+        chart.getStyler().setDefaultSeriesRenderStyle(pointsOnly ? XYSeries.XYSeriesRenderStyle.Scatter : XYSeries.XYSeriesRenderStyle.Line);
+        chart.getStyler().setLegendVisible(s.length > 1);
+        st.setXAxisDecimalPattern(pattern(minAbs(Arrays.stream(s).map(Series::x).toArray(double[][]::new))));
+        st.setYAxisDecimalPattern(pattern(minAbs(Arrays.stream(s).map(Series::y).toArray(double[][]::new))));
+        st.setSeriesColors(PALETTE);
+        for (Series one : s) {
+            XYSeries added = chart.addSeries(one.name(), one.x().clone(), one.y().clone());
+            if (pointsOnly) added.setMarker(SeriesMarkers.CIRCLE);
+        }
+        return chart;
+    }
+
+    /**
+     * Writes {@code img} as a PNG file (folders created), atomically ({@link Results#writeAtomically}: a failed write
+     * leaves no torn file, and an older chart at that path stays whole); returns the path. A failure is a
+     * {@link Results.SaveFailed} naming the file.
+     */
+    public static Path save(BufferedImage img, Path png) {
+        if (img == null) throw new IllegalArgumentException("img must not be null");
+        if (png == null || !png.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+            throw new IllegalArgumentException("png must be a path ending in .png, got " + png);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            if (!ImageIO.write(img, "png", bytes)) throw new IllegalStateException("no PNG writer in this JDK");
+        } catch (IOException e) { // in memory: not the disk
+            throw new UncheckedIOException("cannot encode the chart as PNG", e);
+        }
+        try {
+            Path parent = png.toAbsolutePath().getParent();
+            if (parent != null) Files.createDirectories(parent);
+            return Results.writeAtomically(png, bytes.toByteArray(), true);
+        } catch (IOException e) {
+            throw new Results.SaveFailed("cannot save the chart " + png + ": " + Results.why(e), e);
+        }
+    }
+
+    public static DrawnChart render(Chart<?, ?> chart) {
+        RunGuard.check("drawing a chart");
+        // In the notebook, the chart's record goes into the page's metadata beside the PNG.
+        Show.register(DrawnChart.class, "image/png", Show::png, c -> "chart: " + c.title(), DrawnChart.METADATA_KEY,
+                DrawnChart::record);
+        BufferedImage image = BitmapEncoder.getBufferedImage(chart);
+        // Category labels wider than their slot overlap: turn them until they fit (drawn again, then checked).
+        if (chart instanceof CategoryChart category) {
+            for (int degrees : new int[] {45, 90}) {
+                if (!labelsOverlap(category)) break;
+                if (category.getStyler().getXAxisLabelRotation() >= degrees) continue;
+                category.getStyler().setXAxisLabelRotation(degrees);
+                image = BitmapEncoder.getBufferedImage(chart);
+            }
+        }
+        List<String> clipped = new ArrayList<>();
+        Rectangle2D legend = partBounds(chart, "legend");
+        if (chart.getStyler().isLegendVisible() && legend != null && chart.getSeriesMap().size() > 1
+                && (legend.getMinX() < 0 || legend.getMinY() < 0 || legend.getMaxX() > image.getWidth() + 1
+                    || legend.getMaxY() > image.getHeight() + 1)) {
+            clipped.add("legend");
+        }
+        if (chart instanceof CategoryChart category && labelsOverlap(category)) clipped.add("x-axis labels overlap");
+        return new DrawnChart(image, titleOf(chart), drawnSeries(chart), clipped);
+    }
+
+    /** Each declared series with its count of finite points (on a log axis, points > 0): what the chart shows of it. */
+    static List<DrawnChart.Drawn> drawnSeries(Chart<?, ?> chart) {
+        List<DrawnChart.Drawn> drawn = new ArrayList<>();
+        boolean logY = chart.getStyler() instanceof AxesChartStyler a && a.isYAxisLogarithmic();
+        boolean logX = chart.getStyler() instanceof AxesChartStyler a && a.isXAxisLogarithmic();
+        for (var e : chart.getSeriesMap().entrySet()) {
+            int points = 0;
+            if (e.getValue() instanceof XYSeries xy) {
+                double[] x = xy.getXData();
+                double[] y = xy.getYData();
+                for (int i = 0; i < y.length; i++) {
+                    if (Double.isFinite(x[i]) && Double.isFinite(y[i]) && (!logX || x[i] > 0) && (!logY || y[i] > 0)) points++;
+                }
+            } else if (e.getValue() instanceof CategorySeries c) {
+                for (Number n : c.getYData()) {
+                    if (n != null && Double.isFinite(n.doubleValue()) && (!logY || n.doubleValue() > 0)) points++;
+                }
+            }
+            drawn.add(new DrawnChart.Drawn(e.getKey(), points));
+        }
+        return drawn;
+    }
+
+    private static String titleOf(Chart<?, ?> chart) {
+        Object annotations = field(chart, "annotations");
+        if (annotations instanceof List<?> list) {
+            for (Object a : list) if (a instanceof TitleBlock t) return String.join(" ", t.layout.lines());
+        }
+        return chart.getTitle();
+    }
+
+    // True when the widest category label (as turned) is wider than the room each category has on the x axis.
+    private static boolean labelsOverlap(CategoryChart chart) {
+        Rectangle2D plot = partBounds(chart, "plot");
+        int categories = 0;
+        double widest = 0;
+        Font font = chart.getStyler().getAxisTickLabelsFont();
+        FontMetrics fm = Measure.GRAPHICS.getFontMetrics(font);
+        for (CategorySeries series : chart.getSeriesMap().values()) {
+            int n = 0;
+            for (Object x : series.getXData()) {
+                n++;
+                widest = Math.max(widest, fm.stringWidth(String.valueOf(x)));
+            }
+            categories = Math.max(categories, n);
+        }
+        if (plot == null || categories == 0) return false;
+        double turn = Math.toRadians(chart.getStyler().getXAxisLabelRotation());
+        double footprint = widest * Math.cos(turn) + fm.getHeight() * Math.sin(turn);
+        return footprint > plot.getWidth() / categories;
+    }
+
+    // XChart keeps its parts' bounds (set while painting) in protected fields; read, never changed.
+    private static Rectangle2D partBounds(Chart<?, ?> chart, String part) {
+        Object p = field(chart, part);
+        if (p instanceof org.knowm.xchart.internal.chartpart.ChartPart cp) return cp.getBounds();
+        return null;
+    }
+
+    private static Object field(Chart<?, ?> chart, String name) {
+        try {
+            var f = Chart.class.getDeclaredField(name);
+            f.setAccessible(true);
+            return f.get(chart);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    // ---- titles ---------------------------------------------------------------------------------------------
+
+    /** A title as drawn: one or two lines, all in {@code font}, each at most {@link #titleWidth} wide. */
+    record TitleLayout(List<String> lines, Font font) {}
+
+    /** The width a title line may take on a chart {@code chartWidth} wide. */
+    static int titleWidth(int chartWidth) {
+        return chartWidth - 2 * PAD;
+    }
+
+    /**
+     * How {@code title} is drawn on a chart {@code chartWidth} wide: on one line at {@link #TITLE_POINTS}
+     * if it fits, else on two lines of about equal width, shrinking the font one point at a time down
+     * to {@link #MIN_TITLE_POINTS}. Lines break only between words.
+     *
+     * @throws IllegalArgumentException when even two lines at {@link #MIN_TITLE_POINTS} are too narrow
+     */
+    static TitleLayout titleLayout(String title, int chartWidth) {
+        text("title", title);
+        String[] words = title.strip().split("\\s+");
+        int available = titleWidth(chartWidth);
+        Font full = titleFont(TITLE_POINTS);
+        if (textWidth(String.join(" ", words), full) <= available) return new TitleLayout(List.of(String.join(" ", words)), full);
+        for (int points = TITLE_POINTS; points >= MIN_TITLE_POINTS; points--) {
+            Font font = titleFont(points);
+            List<String> best = null;
+            int bestWidth = Integer.MAX_VALUE;
+            for (int cut = 1; cut < words.length; cut++) {
+                String first = String.join(" ", Arrays.asList(words).subList(0, cut));
+                String second = String.join(" ", Arrays.asList(words).subList(cut, words.length));
+                int widest = Math.max(textWidth(first, font), textWidth(second, font));
+                if (widest <= available && widest < bestWidth) {
+                    best = List.of(first, second);
+                    bestWidth = widest;
+                }
+            }
+            if (best != null) return new TitleLayout(best, font);
+        }
+        throw new IllegalArgumentException("title must fit in 2 lines of " + available + " px on a chart " + chartWidth
+                + " px wide (even at " + MIN_TITLE_POINTS + " pt), but '" + title + "' (" + title.length()
+                + " characters) does not; shorten it, and put details in the text around the chart");
+    }
+
+    static Font titleFont(int points) {
+        return new Font(Font.SANS_SERIF, Font.BOLD, points);
+    }
+
+    /** Width in pixels of {@code s} in {@code font}, as drawn on a chart image (anti-aliased). */
+    public static int textWidth(String s, Font font) {
+        return Measure.GRAPHICS.getFontMetrics(font).stringWidth(s);
+    }
+
+    /** One Graphics2D of a 1x1 image, set up like the charts', only for font metrics. */
+    private static final class Measure {
+        static final Graphics2D GRAPHICS = graphics();
+
+        private static Graphics2D graphics() {
+            Graphics2D g = new BufferedImage(1, 1, BufferedImage.TYPE_INT_RGB).createGraphics();
+            textHints(g);
+            return g;
+        }
+    }
+
+    private static void textHints(Graphics2D g) {
+        g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+        g.setRenderingHint(RenderingHints.KEY_FRACTIONALMETRICS, RenderingHints.VALUE_FRACTIONALMETRICS_OFF);
+    }
+
+    // XChart reserves (height of the placeholder, i.e. 0) + 2 * title padding above the plot; make that the block's height.
+    private static void applyTitle(Chart<?, ?> chart, TitleLayout layout) {
+        FontMetrics fm = Measure.GRAPHICS.getFontMetrics(layout.font());
+        int block = layout.lines().size() * fm.getHeight() + 2 * TITLE_GAP;
+        chart.setTitle(TITLE_PLACEHOLDER);
+        chart.getStyler().setChartTitlePadding((block + 1) / 2);
+        chart.addAnnotation(new TitleBlock(layout));
+    }
+
+    /** Draws the title lines in the band XChart reserved for its (blank) title, centred over the plot but never off the image. */
+    static final class TitleBlock extends Annotation {
+        final TitleLayout layout;
+
+        TitleBlock(TitleLayout layout) {
+            super(true);
+            this.layout = layout;
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            RenderingHints saved = g.getRenderingHints();
+            textHints(g);
+            g.setFont(layout.font());
+            g.setColor(styler.getChartFontColor());
+            FontMetrics fm = g.getFontMetrics();
+            double centre = (getXAxisScreenValueForMin() + getXAxisScreenValueForMax()) / 2.0;
+            int y = PAD + TITLE_GAP + fm.getAscent();
+            for (String line : layout.lines()) {
+                int w = fm.stringWidth(line);
+                int x = (int) Math.round(Math.max(PAD, Math.min(chart.getWidth() - PAD - w, centre - w / 2.0)));
+                g.drawString(line, x, y);
+                y += fm.getHeight();
+            }
+            bounds = new Rectangle2D.Double(PAD, PAD, chart.getWidth() - 2 * PAD, y - PAD);
+            g.setRenderingHints(saved);
+        }
+    }
+
+    // ---- axes and bars --------------------------------------------------------------------------------------
+
+    /** An axis title that says when the axis is logarithmic, e.g. "ms (log scale)". */
+    static String axisTitle(String label, boolean log) {
+        if (!log || label.toLowerCase(Locale.ROOT).contains("log")) return label;
+        return label + " " + LOG_SCALE;
+    }
+
+    private static List<String> labels(List<Comparison> rows) {
+        if (rows == null || rows.isEmpty()) throw new IllegalArgumentException("rows must be a non-empty list of Comparison, got " + rows);
+        List<String> labels = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Comparison c : rows) {
+            if (c == null) throw new IllegalArgumentException("rows must not contain null");
+            if (!seen.add(c.label())) throw new IllegalArgumentException("row labels must be unique, got '" + c.label() + "' twice");
+            labels.add(c.label());
+        }
+        return labels;
+    }
+
+    // Bars side by side on a linear axis: the smallest must still be readable next to the largest.
+    private static void checkSpread(String unit, List<String> labels, List<Double> measured, List<Double> bound, List<Double> published) {
+        double min = Double.POSITIVE_INFINITY;
+        double max = 0;
+        String minAt = null;
+        String maxAt = null;
+        for (List<Double> series : List.of(measured, bound, published)) {
+            String name = series == measured ? MEASURED : series == bound ? BOUND : PUBLISHED;
+            for (int i = 0; i < series.size(); i++) {
+                double a = Math.abs(series.get(i));
+                if (Double.isNaN(a) || Double.isInfinite(a) || a == 0) continue;
+                if (a < min) {
+                    min = a;
+                    minAt = name + " of '" + labels.get(i) + "'";
+                }
+                if (a > max) {
+                    max = a;
+                    maxAt = name + " of '" + labels.get(i) + "'";
+                }
+            }
+        }
+        if (minAt != null && max > MAX_LINEAR_SPREAD * min) {
+            throw new IllegalArgumentException("values more than " + (int) MAX_LINEAR_SPREAD + "x apart would be unreadable slivers on a linear axis: "
+                    + minAt + " is " + format(min) + " " + unit + " but " + maxAt + " is " + format(max) + " " + unit
+                    + " (" + String.format(Locale.ROOT, "%,.0f", max / min) + "x); use Charts.compare(title, unit, rows, logY=true) for a log axis, "
+                    + "or Charts.ratios(title, rows) to show each value relative to its bound");
+        }
+    }
+
+    private static CategoryChart categoryChart(String title, String xLabel, String yLabel) {
+        return categoryChart(title, xLabel, yLabel, HEIGHT);
+    }
+
+    private static CategoryChart categoryChart(String title, String xLabel, String yLabel, int height) {
+        TitleLayout layout = titleLayout(title, WIDTH);
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(height).title(TITLE_PLACEHOLDER)
+                .xAxisTitle(xLabel == null ? "" : xLabel).yAxisTitle(yLabel).build();
+        style(chart.getStyler());
+        applyTitle(chart, layout);
+        chart.getStyler().setLabelsVisible(true);
+        chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        chart.getStyler().setXAxisTitleVisible(xLabel != null);
+        return chart;
+    }
+
+    // NaN becomes null (XChart draws no bar); a series with nothing to draw is not added at all.
+    private static void addBars(CategoryChart chart, String name, Color color, List<String> labels, List<Double> values,
+                                boolean logY, double[] range) {
+        List<Double> ys = new ArrayList<>();
+        boolean any = false;
+        for (int i = 0; i < values.size(); i++) {
+            double v = values.get(i);
+            if (Double.isNaN(v)) {
+                ys.add(null);
+                continue;
+            }
+            if (Double.isInfinite(v)) throw new IllegalArgumentException(name + " of '" + labels.get(i) + "' must be finite or NaN, got " + v);
+            if (logY && v <= 0) {
+                throw new IllegalArgumentException("with logY every value must be > 0 (use NaN for 'not available' or logY=false), got "
+                        + name + " = " + v + " for '" + labels.get(i) + "'");
+            }
+            ys.add(v);
+            any = true;
+            if (v != 0) range[0] = Math.min(range[0], Math.abs(v));
+        }
+        if (!any) return;
+        CategorySeries s = chart.addSeries(name, labels, ys);
+        s.setFillColor(color);
+        s.setLineColor(color);
+    }
+
+    /**
+     * Error bars (value ± error) on the bars of series {@code name}, where both are not NaN; its legend
+     * entry then says what they are. Drawn here rather than with XChart's own error bars, which in
+     * 3.8.8 fail on a series with a gap (null) and draw a wrong length on a log axis.
+     */
+    private static void addErrorBars(CategoryChart chart, String name, List<Double> values, List<Double> errors, boolean logY,
+                                     double[] range) {
+        CategorySeries series = chart.getSeriesMap().get(name);
+        if (series == null) return;
+        double top = Double.NEGATIVE_INFINITY; // the highest bar or error bar
+        for (CategorySeries s : chart.getSeriesMap().values()) {
+            for (Number y : s.getYData()) if (y != null) top = Math.max(top, y.doubleValue());
+        }
+        boolean any = false;
+        for (int i = 0; i < values.size(); i++) {
+            double v = values.get(i);
+            double e = errors.get(i);
+            if (Double.isNaN(v) || Double.isNaN(e)) continue;
+            any = true;
+            top = Math.max(top, v + e);
+            if (v - e > 0) range[0] = Math.min(range[0], v - e);
+        }
+        if (!any) return;
+        series.setLabel(name + " (" + ERROR_NOTE + ")");
+        CategoryStyler st = chart.getStyler();
+        // Make room for the top of the highest error bar (XChart's own range knows only the bars).
+        if (st.getYAxisMax() == null || st.getYAxisMax() < top) st.setYAxisMax(top);
+        // A bar less than twice the floor would be a sliver: go one decade lower then.
+        if (logY) {
+            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
+            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
+        }
+        int index = new ArrayList<>(chart.getSeriesMap().keySet()).indexOf(name);
+        chart.addAnnotation(new ErrorBars(index, values, errors));
+    }
+
+    /**
+     * value ± error as a whisker with caps, centred on bar {@code i} of series {@code seriesIndex}. The
+     * bar positions follow XChart 3.8.8's PlotContent_Category_Bar for side-by-side (not stacked, not
+     * overlapped) bars; ChartsTest checks that the whiskers land on the bars.
+     */
+    static final class ErrorBars extends Annotation {
+        private final int seriesIndex;
+        private final List<Double> values;
+        private final List<Double> errors;
+
+        ErrorBars(int seriesIndex, List<Double> values, List<Double> errors) {
+            super(false);
+            this.seriesIndex = seriesIndex;
+            this.values = List.copyOf(values);
+            this.errors = List.copyOf(errors);
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            CategoryStyler st = (CategoryStyler) styler;
+            double left = getXAxisScreenValueForMin();
+            double width = getXAxisScreenValueForMax() - left;
+            double plotTop = getYAxisScreenValueForMin();
+            double plotBottom = getYAxisScreenValueForMax();
+            double content = st.getPlotContentSize() * width;
+            double step = content / values.size();
+            double fill = st.getAvailableSpaceFill();
+            double barWidth = step / chart.getSeriesMap().size() * fill;
+            double first = left + (width - content) / 2 + step * (1 - fill) / 2 + seriesIndex * barWidth + barWidth / 2;
+            double cap = Math.max(2, Math.min(5, barWidth / 4));
+            g.setColor(ERROR_BAR);
+            g.setStroke(new BasicStroke(2f));
+            // Straight lines need no anti-aliasing, and without it they are exactly ERROR_BAR (which the tests look for).
+            RenderingHints saved = g.getRenderingHints();
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
+            for (int i = 0; i < values.size(); i++) {
+                double v = values.get(i);
+                double e = errors.get(i);
+                if (Double.isNaN(v) || Double.isNaN(e)) continue;
+                double x = first + i * step;
+                double hi = clamp(getYAxisScreenValue(v + e), plotTop, plotBottom);
+                // On a log axis v - e <= 0 is below any axis: the whisker runs to the bottom of the plot.
+                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(getYAxisScreenValue(v - e), plotTop, plotBottom);
+                g.draw(new Line2D.Double(x, hi, x, lo));
+                g.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
+                if (lo < plotBottom) g.draw(new Line2D.Double(x - cap, lo, x + cap, lo));
+            }
+            g.setRenderingHints(saved);
+            bounds = new Rectangle2D.Double(left, plotTop, width, plotBottom - plotTop);
+        }
+    }
+
+    /** A dashed horizontal line across the plot at {@code value}, with {@code label} above its right end. */
+    static final class ReferenceLine extends Annotation {
+        private final double value;
+        private final String label;
+
+        ReferenceLine(double value, String label) {
+            super(false);
+            this.value = value;
+            this.label = label;
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            double left = getXAxisScreenValueForMin();
+            double right = getXAxisScreenValueForMax();
+            double y = getYAxisScreenValue(value);
+            RenderingHints saved = g.getRenderingHints();
+            g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
+            g.setColor(REFERENCE);
+            g.setStroke(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
+            g.draw(new Line2D.Double(left, y, right, y));
+            textHints(g);
+            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 11));
+            FontMetrics fm = g.getFontMetrics();
+            int w = fm.stringWidth(label);
+            g.drawString(label, (float) (right - w - 4), (float) (y - 4));
+            g.setRenderingHints(saved);
+            bounds = new Rectangle2D.Double(left, y - fm.getHeight(), right - left, fm.getHeight());
+        }
+    }
+
+    /** {@code v} with the decimals {@link #pattern} gives it, e.g. 0.512 or 50,000. */
+    static String format(double v) {
+        return new DecimalFormat(pattern(Math.abs(v)), DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v);
+    }
+
+    private static double clamp(double v, double lo, double hi) {
+        return Math.max(lo, Math.min(hi, v));
+    }
+
+    private static void finishCategory(CategoryChart chart, List<String> labels, boolean logY, double[] range) {
+        var st = chart.getStyler();
+        st.setYAxisLogarithmic(logY);
+        // XChart starts log bars at 0 and then refuses them; start at the decade below the smallest value.
+        // (With logY every value is > 0, so range[0] is the smallest value.)
+        // A bar less than twice the floor would be a sliver: go one decade lower then.
+        if (logY) {
+            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
+            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
+        }
+        st.setDecimalPattern(pattern(range[0]));
+        int chars = labels.stream().mapToInt(String::length).sum();
+        if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap
+    }
+
+    private static void style(AxesChartStyler st) {
+        st.setChartBackgroundColor(Color.WHITE);
+        st.setPlotBackgroundColor(Color.WHITE);
+        st.setPlotBorderVisible(false);
+        st.setPlotGridLinesColor(new Color(0xe0e0e0));
+        st.setChartPadding(PAD);
+        st.setChartTitleFont(titleFont(TITLE_POINTS));
+        st.setChartTitleBoxVisible(false);
+        st.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        st.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
+        st.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+        st.setLegendPosition(Styler.LegendPosition.OutsideS);
+        st.setLegendLayout(Styler.LegendLayout.Horizontal);
+        st.setLegendBorderColor(Color.WHITE);
+        st.setAntiAlias(true);
+    }
+
+    // Three significant digits for the smallest value, so 0.5 isn't printed as "0" next to 50,000.
+    public static String pattern(double minAbs) {
+        if (!(minAbs > 0) || Double.isInfinite(minAbs)) return "#,##0.###";
+        if (minAbs < 1e-4) return "0.##E0";
+        int decimals = (int) Math.max(0, Math.min(6, 2 - Math.floor(Math.log10(minAbs))));
+        return decimals == 0 ? "#,##0" : "#,##0." + "#".repeat(decimals);
+    }
+
+    private static double minAbs(double[]... arrays) {
+        double min = Double.POSITIVE_INFINITY;
+        for (double[] a : arrays) {
+            for (double v : a) {
+                if (Double.isFinite(v) && v != 0) min = Math.min(min, Math.abs(v));
+            }
+        }
+        return min;
+    }
+
+    private static void positiveOnLog(String series, String axis, double[] values) {
+        for (double v : values) {
+            if (v <= 0) {
+                throw new IllegalArgumentException("with a log " + axis + " axis every " + axis + " value must be > 0 (NaN leaves a gap), "
+                        + "but series '" + series + "' has " + v);
+            }
+        }
+    }
+
+    private static void text(String what, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException(what + " must be a non-blank string, got " + (value == null ? "null" : "'" + value + "'"));
+        }
+    }
+}
