@@ -28,7 +28,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
 public class RunTests {
     public static void main(String... args) {
         // Optional argument: a regex on the simple class name, e.g. 'Bounds.*|Demo.*'.
-        String classes = args.length > 0 ? "unpinned\\.(" + args[0] + ")" : ".*";
+        String classes = args.length > 0 ? "unpinned\\.(\\w+\\.)?(" + args[0] + ")" : ".*";
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectPackage("unpinned"))
                 .filters(includeClassNamePatterns(".*Test"), includeClassNamePatterns(classes))

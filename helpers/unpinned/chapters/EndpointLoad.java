@@ -103,6 +103,16 @@ public final class EndpointLoad {
         }
     }
 
+    /**
+     * The rows of {@code run}, one per server: refused in one line after a stopped or failed measurement (then
+     * {@code run} is the previous run's, or null), so a cell reading them never shows stale numbers.
+     */
+    public static List<SleepRun> rows(SleepEndpoint run) {
+        RunGuard.requireFresh();
+        if (run == null) throw new IllegalStateException("no sleep-endpoint run yet: run the measurement above first");
+        return run.runs();
+    }
+
     /** Runs S03 with {@code args} (e.g. "--mode", "both") in its own JVM and returns its result, typed. */
     public static SleepEndpoint sleepEndpoint(String... args) {
         RunGuard.requireFresh();

@@ -116,6 +116,7 @@ public final class Charts {
      * {@link #MAX_LINEAR_SPREAD} times apart: use {@code logY = true} or {@link #ratios} for those.
      */
     public static DrawnChart compare(String title, String unit, List<Comparison> rows) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return compare(title, unit, rows, false);
     }
 
@@ -124,6 +125,7 @@ public final class Charts {
      * measured value with an {@link Comparison#error() error} gets an error bar (measured ± error).
      */
     public static DrawnChart compare(String title, String unit, List<Comparison> rows, boolean logY) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(compareChart(title, unit, rows, logY));
     }
 
@@ -159,6 +161,7 @@ public final class Charts {
      * measured nor a published value, are left out; a measured error becomes an error bar of error / bound.
      */
     public static DrawnChart ratios(String title, List<Comparison> rows) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(ratiosChart(title, rows));
     }
 
@@ -216,6 +219,7 @@ public final class Charts {
      * 1.0. Rows without a bound are left out; a row whose bound is only an estimate is labelled "(estimate)".
      */
     public static DrawnChart ofBound(String title, List<Measurement> rows) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(ofBoundChart(title, rows));
     }
 
@@ -249,6 +253,7 @@ public final class Charts {
 
     /** One bar per key, in the map's iteration order (use a LinkedHashMap); null or NaN leaves a gap. */
     public static DrawnChart bars(String title, String yLabel, Map<String, ? extends Number> values) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(barsChart(title, yLabel, values));
     }
 
@@ -280,6 +285,7 @@ public final class Charts {
      */
     public static DrawnChart groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
                                             Map<String, Double> references) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(groupedBarsChart(title, yLabel, labels, series, references));
     }
 
@@ -335,11 +341,13 @@ public final class Charts {
 
     /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
     public static DrawnChart lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));
     }
 
     /** Points only, e.g. one point per request or per run. */
     public static DrawnChart scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
     }
 
@@ -349,6 +357,7 @@ public final class Charts {
      */
     public static DrawnChart plot(String title, String xLabel, String yLabel, boolean logX, boolean logY,
                                      List<Series> lines, List<Series> points) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
         return render(plotChart(title, xLabel, yLabel, logX, logY, lines, points));
     }
 
