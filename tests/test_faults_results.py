@@ -110,6 +110,17 @@ NOT_RESULTS = {
 }
 
 
+def course_java() -> str:
+    return str(Path((HOME / ".course" / "java-home").read_text().strip()) / "bin" / "java")
+
+
+def read_back(tmp_path: Path, helpers_classpath: str) -> subprocess.CompletedProcess:
+    """READER run on the course JDK over tmp_path/results: what Results.latest and chapter 08's Runs make of it."""
+    (tmp_path / "ReadBack.java").write_text(READER)
+    return subprocess.run([course_java(), "-cp", helpers_classpath, str(tmp_path / "ReadBack.java"), str(tmp_path / "results")],
+                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+
+
 @pytest.fixture(scope="module")
 def helpers_classpath() -> str:
     kernel = str(HOME / "helpers" / "Kernel.java")
@@ -130,10 +141,7 @@ def test_readers_pass_over_a_results_file_that_is_not_one_and_name_it(kind, tmp_
     bad.write_text(NOT_RESULTS[kind])
     # a snippet's side file beside its results (S19's thread dump): not a result, and not worth a line
     (folder / "20261122-110000-000-quick-threads.json").write_text('{"threadDump": {}}')
-    (tmp_path / "ReadBack.java").write_text(READER)
-    java = Path((HOME / ".course" / "java-home").read_text().strip()) / "bin" / "java"
-    run = subprocess.run([str(java), "-cp", helpers_classpath, str(tmp_path / "ReadBack.java"), str(tmp_path / "results")],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    run = read_back(tmp_path, helpers_classpath)
     out = run.stdout + run.stderr
     assert run.returncode == 0 and "Exception" not in out, out[-3000:]
     assert "latest: " + str(folder / "20261122-100000-000-quick.json") in run.stdout, out[-3000:]
@@ -172,10 +180,7 @@ def test_chapter_08_refuses_a_result_saved_before_measurements_in_one_line_namin
     (folder / "20261122-100000-000-quick.json").write_text(json.dumps(GOOD))
     old = folder / "20261122-110000-000-quick.json"  # newer, saved the old way
     old.write_text(json.dumps({k: v for k, v in GOOD.items() if k != "measurements"}))
-    (tmp_path / "ReadBack.java").write_text(READER)
-    java = Path((HOME / ".course" / "java-home").read_text().strip()) / "bin" / "java"
-    run = subprocess.run([str(java), "-cp", helpers_classpath, str(tmp_path / "ReadBack.java"), str(tmp_path / "results")],
-                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    run = read_back(tmp_path, helpers_classpath)
     out = run.stdout + run.stderr
     assert run.returncode == 0 and "Exception" not in out, out[-3000:]
     assert "run: 20261122-100000-000-quick.json s14-carrier-scaling" in run.stdout, out[-3000:]
@@ -187,7 +192,7 @@ def test_chapter_08_refuses_a_result_saved_before_measurements_in_one_line_namin
     refs.mkdir(parents=True)
     (refs / "s14-carrier-scaling.json").write_text(old.read_text())
     (tmp_path / "ReadReferences.java").write_text(REFERENCE_READER)
-    run = subprocess.run([str(java), "-cp", helpers_classpath, str(tmp_path / "ReadReferences.java"),
+    run = subprocess.run([course_java(), "-cp", helpers_classpath, str(tmp_path / "ReadReferences.java"),
                           str(tmp_path / "refs")], capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     refused = [line for line in run.stdout.splitlines() if line.startswith("refused: ")]
     assert run.returncode == 0 and len(refused) == 1, run.stdout[-3000:] + run.stderr[-3000:]
