@@ -18,6 +18,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Chapter 02's experiment, one copy for the notebook and for snippet S09 ({@code order-sweep}): the
@@ -187,9 +190,9 @@ public final class OrderSweep {
      * measured on this machine, JDK and profile at {@code users} users: a later chapter compares with it instead
      * of measuring the same servers again.
      */
-    public static java.util.Optional<Reused> reuse(String experiment, int users) {
-        java.util.Map<String, String> here = Machine.describe();
-        return Results.latest(experiment).map(Results::read).filter(saved -> java.util.stream.Stream.of(
+    public static Optional<Reused> reuse(String experiment, int users) {
+        Map<String, String> here = Machine.describe();
+        return Results.latest(experiment).map(Results::read).filter(saved -> Stream.of(
                         "profile", "jdk", "cores").allMatch(k -> here.get(k).equals(
                         saved.getAsJsonObject("machine").get(k).getAsString())))
                 .map(saved -> new Reused(List.of(Json.read(saved.get("data").toString(), Row[].class)),
