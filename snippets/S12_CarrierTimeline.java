@@ -23,17 +23,23 @@
 package unpinned.snippets;
 
 /*
- * S12: which carrier runs which virtual thread, when: the scheduler's work-stealing, drawn.
+ * S12: which carrier runs which virtual thread, when: tasks that run away from their spawner's carrier, drawn.
  *
  * The question: the default scheduler is a ForkJoinPool with one carrier thread per core, each with its own
  * queue. When one virtual thread starts thousands of short CPU tasks back to back, who runs them? And when a
  * few virtual threads keep sleeping 1 ms, do they come back on the carrier they left?
  *
- * The pitfall: "one shared queue" is the wrong picture. A virtual thread started from a carrier goes onto THAT
- * carrier's local queue, and the carrier is busy running the spawner, so the others get the tasks only by
- * stealing; the spawner's carrier joins in once the spawner ends. So about (P - 1) / P of the tasks run away
- * from where they were queued (not readable off getStealCount(): on JDK 25 it counts every task run). A thread
- * that wakes from a sleep is submitted again by the timer and runs on whichever carrier takes it: it hops.
+ * The pitfall: "each carrier's own queue, robbed by the others" is the wrong picture for starts. The pool has
+ * two kinds of queues: one per carrier and shared submission queues. start() from a virtual thread submits to
+ * a submission queue (JDK 21: ForkJoinPool.poolSubmit pushes to a worker's own queue only when the caller is
+ * that worker, and here the caller is the virtual thread; JDK 25: VirtualThread.start calls
+ * externalSubmitRunContinuationOrThrow), and S27 (alias which-queue) measures it on both JDKs. The spawner's
+ * carrier is busy running the spawner, so the other carriers take the tasks from the submission queue; the
+ * spawner's carrier joins in once the spawner ends. So about (P - 1) / P of the tasks run on another carrier:
+ * an estimate, not a bound. getStealCount() can't show it: it counts every task a carrier took by scanning the
+ * pool's queues, the submission queues included. Stealing from a carrier's own queue happens on the unpark
+ * path (S27). A thread that wakes from a sleep is submitted again and runs on whichever carrier takes it: it
+ * hops.
  *
  * Both scenarios run in this JVM on the default scheduler, after an unrecorded warm-up of each. Every virtual
  * thread records its own segments (Timeline.Recorder): begin where it starts or resumes running, end before it
@@ -165,14 +171,16 @@ public class S12_CarrierTimeline {
  *   tools/jbang carrier-timeline --tasks 5000 --work-us 100
  *   tools/jbang carrier-timeline --hops 100
  * Charts: <results>/s12-carrier-timeline/<run>-unbalanced.png (the whole run), -unbalanced-start.png (its
- * first milliseconds: the spawner and the stealing) and -hopping.png (each hopper its own colour).
+ * first milliseconds: the spawner, and the other carrier taking its tasks) and -hopping.png (each hopper its
+ * own colour).
  *
  * What you should see (2 cores, JDK 25):
  *   unbalanced  2,000 tasks in ~0.54 s; the spawner runs 15-35 ms on one carrier, and all that time the other
- *               carrier runs tasks back to back: stolen; then both share the rest. 49-52 % of the tasks run on
- *               the carrier that was not the spawner's (prediction 50 %); busy ~520 ms per carrier (balanced).
- *               The pool's steal count rises by 2,001, one per virtual thread run (own queue included). Full
- *               profile: 51 %; --tasks 5000 --work-us 100: 55 % (the spawner's 41 ms weigh more).
+ *               carrier runs tasks back to back, taken from a submission queue; then both share the rest.
+ *               49-52 % of the tasks run on the carrier that was not the spawner's (prediction 50 %); busy
+ *               ~520 ms per carrier (balanced). The pool's steal count rises by 2,001: one per task taken from
+ *               a queue, submission queues included, so about one per virtual thread run. Full profile: 51 %;
+ *               --tasks 5000 --work-us 100: 55 % (the spawner's 41 ms weigh more).
  *   hopping     every hopper runs on both carriers; 36-63 % of the resumes change carrier, different every run
  *               (prediction about 50 %: 1/P stay where they were); the chart shows each colour on both lanes.
  *   A segment a few times longer than --work-us is a carrier the OS took away (the JIT's threads, other

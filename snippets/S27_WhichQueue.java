@@ -103,63 +103,76 @@ public class S27_WhichQueue {
             throws Exception {
         Runnable task = () -> { work(workUs); done.countDown(); };
         switch (name) {
-            case "start-virtual", "start-platform" -> {
-                Runnable starter = () -> { for (int i = 0; i < n; i++) Thread.ofVirtual().start(task); };
-                sampling.run();
-                if (name.equals("start-virtual")) joinWithin(Thread.ofVirtual().start(starter));
-                else starter.run(); // main: a platform thread
-            }
-            case "unpark-virtual", "unpark-platform" -> {
-                AtomicBoolean go = new AtomicBoolean();
-                List<Thread> parked = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    parked.add(Thread.ofVirtual().start(() -> {
-                        while (!go.get()) LockSupport.park(); // a spurious wake-up parks again
-                        task.run();
-                    }));
-                }
-                awaitState(parked, Thread.State.WAITING); // all parked, none queued: then sample
-                Runnable waker = () -> { go.set(true); for (Thread t : parked) LockSupport.unpark(t); };
-                sampling.run();
-                if (name.equals("unpark-virtual")) joinWithin(Thread.ofVirtual().start(waker));
-                else waker.run();
-            }
-            case "sleep-wakeup" -> {
-                long wakeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50) + n * 2_000L; // all asleep by then
-                List<Thread> sleepers = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    sleepers.add(Thread.ofVirtual().start(() -> {
-                        try {
-                            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(Math.max(1, wakeAt - System.nanoTime())));
-                        } catch (InterruptedException e) {
-                            return; // never counted: the path then times out and fails
-                        }
-                        task.run();
-                    }));
-                }
-                awaitState(sleepers, Thread.State.TIMED_WAITING);
-                sampling.run();
-            }
-            case "yield" -> { // parked first, so that no thread waits to start (yielders would starve it)
-                AtomicBoolean go = new AtomicBoolean();
-                AtomicInteger resumed = new AtomicInteger();
-                List<Thread> parked = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) {
-                    parked.add(Thread.ofVirtual().start(() -> {
-                        while (!go.get()) LockSupport.park();
-                        if (resumed.incrementAndGet() == n) counting.set(true); // only yields queued from now on
-                        for (int y = 0; y < YIELDS; y++) { work(workUs); Thread.yield(); }
-                        task.run();
-                    }));
-                }
-                awaitState(parked, Thread.State.WAITING);
-                counting.set(false);
-                sampling.run();
-                go.set(true);
-                for (Thread t : parked) LockSupport.unpark(t);
-            }
+            case "start-virtual", "start-platform" -> start(name.endsWith("virtual"), n, task, sampling);
+            case "unpark-virtual", "unpark-platform" -> unpark(name.endsWith("virtual"), n, task, sampling);
+            case "sleep-wakeup" -> sleepWakeup(n, task, sampling);
+            case "yield" -> yieldEach(n, workUs, task, sampling, counting);
             default -> throw new IllegalArgumentException("no path " + name);
         }
+    }
+
+    /** n starts in a row, from a virtual thread or from main (a platform thread). */
+    static void start(boolean fromVirtual, int n, Runnable task, Runnable sampling) throws Exception {
+        Runnable starter = () -> { for (int i = 0; i < n; i++) Thread.ofVirtual().start(task); };
+        sampling.run();
+        if (fromVirtual) joinWithin(Thread.ofVirtual().start(starter));
+        else starter.run();
+    }
+
+    /** n virtual threads park; once all are parked, one thread (virtual or platform) unparks them all. */
+    static void unpark(boolean fromVirtual, int n, Runnable task, Runnable sampling) throws Exception {
+        AtomicBoolean go = new AtomicBoolean();
+        List<Thread> parked = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            parked.add(Thread.ofVirtual().start(() -> {
+                while (!go.get()) LockSupport.park(); // a spurious wake-up parks again
+                task.run();
+            }));
+        }
+        awaitState(parked, Thread.State.WAITING); // all parked, none queued: then sample
+        Runnable waker = () -> { go.set(true); for (Thread t : parked) LockSupport.unpark(t); };
+        sampling.run();
+        if (fromVirtual) joinWithin(Thread.ofVirtual().start(waker));
+        else waker.run();
+    }
+
+    /** n virtual threads sleep until the same instant, then work. */
+    static void sleepWakeup(int n, Runnable task, Runnable sampling) throws Exception {
+        long wakeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50) + n * 2_000L; // all asleep by then
+        List<Thread> sleepers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            sleepers.add(Thread.ofVirtual().start(() -> {
+                try {
+                    Thread.sleep(TimeUnit.NANOSECONDS.toMillis(Math.max(1, wakeAt - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    return; // never counted: the path then times out and fails
+                }
+                task.run();
+            }));
+        }
+        awaitState(sleepers, Thread.State.TIMED_WAITING);
+        sampling.run();
+    }
+
+    /** Parked first, so that no thread waits to start (yielders would starve it); then each yields 10 times. */
+    static void yieldEach(int n, long workUs, Runnable task, Runnable sampling, AtomicBoolean counting)
+            throws Exception {
+        AtomicBoolean go = new AtomicBoolean();
+        AtomicInteger resumed = new AtomicInteger();
+        List<Thread> parked = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            parked.add(Thread.ofVirtual().start(() -> {
+                while (!go.get()) LockSupport.park();
+                if (resumed.incrementAndGet() == n) counting.set(true); // only yields queued from now on
+                for (int y = 0; y < YIELDS; y++) { work(workUs); Thread.yield(); }
+                task.run();
+            }));
+        }
+        awaitState(parked, Thread.State.WAITING);
+        counting.set(false);
+        sampling.run();
+        go.set(true);
+        for (Thread t : parked) LockSupport.unpark(t);
     }
 
     // ---- the measurement ------------------------------------------------------------------------------------

@@ -224,3 +224,23 @@ def test_helper_packages_import_only_the_packages_before_them():
                 assert used in HELPER_LAYERS[:rank + 1], (
                     f"{layer}/{java.name} imports unpinned.{used}: {layer} may use only {HELPER_LAYERS[:rank + 1]}"
                     " (no import going up)")
+
+
+def test_every_figure_a_notebook_shows_is_drawn_and_inlined_in_the_book():
+    """Each `figures/x.svg` a notebook's Markdown shows is one of tools/diagrams.py's (so `nav` redraws it), and the
+    book and the slides carry it as a data URI (they must work offline); a figure that is missing fails the page."""
+    import sys
+    sys.path.insert(0, str(HOME / "tools"))
+    import book_text
+    import diagrams
+    drawn = {f"{d.name}.svg" for d in diagrams.DIAGRAMS}
+    shown = set()
+    for path in sorted((HOME / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "markdown":
+                shown |= set(re.findall(r"\]\(figures/([\w.-]+)\)", "".join(cell["source"])))
+    assert shown and shown <= drawn, f"figures shown but not drawn by tools/diagrams.py: {sorted(shown - drawn)}"
+    page = book_text.inline_figures("![the queues](figures/submission-paths.svg)")
+    assert page.startswith("![the queues](data:image/svg+xml;base64,") and "figures/" not in page
+    with pytest.raises(book_text.BookError, match="not in notebooks/figures"):
+        book_text.inline_figures("![gone](figures/no-such-figure.svg)")

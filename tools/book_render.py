@@ -13,7 +13,7 @@ from pathlib import Path
 import course_install
 import course_nav
 from book_text import (BOOK, COURSE_TITLE, NOTEBOOKS, REVEAL_FILES, SLIDES, TEMPLATES, BookError, _stdout, charts,
-                       duration, external_refs, machine_line, math_to_mathml, rewrite_links, run_span, run_text,
+                       duration, external_refs, inline_figures, machine_line, math_to_mathml, rewrite_links, run_span, run_text,
                        split_at_headings)
 
 # ----------------------------------------------------------------------------- rendering
@@ -39,7 +39,7 @@ def _prepare(nb, suffix: str):
     nb.cells = [c for c in nb.cells if c.get("id") not in (course_nav.NAV_TOP, course_nav.NAV_BOTTOM)]
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            cell.source = math_to_mathml(rewrite_links(cell.source, suffix))
+            cell.source = inline_figures(math_to_mathml(rewrite_links(cell.source, suffix)))
         if cell.cell_type == "code":
             cell.outputs = coalesce_streams(cell.outputs)
         for out in cell.get("outputs", []):

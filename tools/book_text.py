@@ -2,6 +2,7 @@
 the machine line, run times, math, headings) that tests/test_book.py unit-tests without running a notebook."""
 from __future__ import annotations
 
+import base64
 import copy
 import datetime as dt
 import re
@@ -45,6 +46,21 @@ def rewrite_links(text: str, suffix: str = ".html") -> str:
     text = _README_LINK.sub(lambda m: m["pre"] + ("index.html#chapters" if m["anchor"] == "#chapters"
                                                  else "index.html"), text)
     return _UP_LINK.sub(lambda m: m["pre"] + "../../", text)
+
+
+_FIGURE = re.compile(r"\]\(figures/(?P<name>[\w.-]+\.svg)\)")
+
+
+def inline_figures(text: str) -> str:
+    """The course's diagrams (notebooks/figures/*.svg, drawn by tools/diagrams.py) as data URIs, so that a page or a
+    deck needs no file beside it: `](figures/x.svg)` -> `](data:image/svg+xml;base64,...)`. A missing figure fails."""
+    def data(m: re.Match) -> str:
+        path = NOTEBOOKS / "figures" / m["name"]
+        if not path.is_file():
+            raise BookError(f"the page shows figures/{m['name']}, which is not in notebooks/figures/: run"
+                            f" python3 tools/course.py nav")
+        return "](data:image/svg+xml;base64," + base64.b64encode(path.read_bytes()).decode("ascii") + ")"
+    return _FIGURE.sub(data, text)
 
 
 _MACHINE = re.compile(r"^Machine: (?P<machine>.+?)(?:, profile (?P<profile>\w+))?\s*$", re.M)

@@ -63,7 +63,7 @@ def slide_types(cells: list[dict]) -> None:
 
 def nav(check: bool) -> int:
     """Writes (or with check, verifies) the generated navigation cells at the top and bottom of every notebook,
-    and every cell's slide type (slide_types)."""
+    every cell's slide type (slide_types), the index and the diagrams in notebooks/figures (tools/diagrams.py)."""
     import copy
 
     paths = sorted((course_base.HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -90,6 +90,10 @@ def nav(check: bool) -> int:
                 nb["cells"] = made
                 path.write_text(json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n")
     stale += course_index(paths, books, titles, check)
+    import diagrams  # the SVG figures are generated too (tools/diagrams.py)
+    stale += diagrams.stale()
+    if not check:
+        diagrams.write()
     if check and stale:
         print("navigation is out of date in: " + ", ".join(stale) + "; run `python3 tools/course.py nav`")
         return 1

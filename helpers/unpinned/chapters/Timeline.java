@@ -216,7 +216,7 @@ public final class Timeline {
 
         /**
          * Notes that the current virtual thread is about to start {@code child}, and which carrier it is on now:
-         * a task that then runs on another carrier was stolen ({@link #stolen}).
+         * a task that then runs on another carrier is counted by {@link #stolenThreads}.
          */
         public void spawned(Thread child) {
             if (child == null) throw new IllegalArgumentException("child must be a thread, got null");
@@ -466,7 +466,8 @@ public final class Timeline {
 
     /**
      * The spawned threads whose first segment ran on another carrier than the one their spawner was on when it
-     * started them: stolen, since a virtual thread started from a carrier goes onto that carrier's own queue.
+     * started them. (Taken from a submission queue, not from the spawner's carrier's own queue: a start from a
+     * virtual thread goes to a submission queue, which snippet S27 measures; the name is kept for the API.)
      *
      * @throws IllegalArgumentException when a spawned thread has no segment, or was spawned twice
      */
