@@ -22,6 +22,24 @@ public class DemoTest {
     }
 
     @Test
+    void cpuCountsTheWholeProcessNotOnlyTheTimedThread() throws Exception {
+        // The body sleeps, so its own thread burns nothing; another thread spins meanwhile. The kernel's cell timing
+        // would see ~0 CPU; the whole process's CPU sees the spinner (a wide margin: the machine may be shared).
+        java.util.concurrent.atomic.AtomicBoolean spin = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread spinner = Thread.ofPlatform().daemon().start(() -> { while (spin.get()) Thread.onSpinWait(); });
+        try {
+            Demo.Timing t = Demo.time("sleep beside a spinner", 0, 3, () -> Thread.sleep(50));
+            assertTrue(t.cpuMsPerRep() > 0.1 * t.meanMs(), t::toString);
+            assertTrue(t.toString().contains("whole-process CPU"), t::toString);
+        } finally {
+            spin.set(false);
+            spinner.join();
+        }
+        Demo.Timing idle = Demo.time("sleep alone", 0, 3, () -> Thread.sleep(50));
+        assertTrue(idle.coresBusy() < 0.9, idle::toString); // a sleep keeps no core busy
+    }
+
+    @Test
     void sleepTakesAtLeastItsDuration() throws Exception {
         Demo.Timing t = Demo.time("sleep 20 ms", 1, 3, () -> Thread.sleep(20));
         assertEquals("sleep 20 ms", t.label());

@@ -108,13 +108,17 @@ public final class SchedulerRuns {
                 "time / sleep", cases, series, references);
     }
 
-    /** Every case on every JDK: time, pool size before and at most, and whether a carrier was added. */
+    /**
+     * Every case on every JDK: time, pool size before and at most, whether a carrier was added, and the pool size
+     * JDK 24+'s jdk.management.VirtualThreadSchedulerMXBean reported after the case.
+     */
     public static Table compensationTable(Map<String, Compensation> runs) {
         List<List<?>> rows = new ArrayList<>();
         runs.forEach((jdk, run) -> run.cases().forEach(c -> rows.add(List.of(jdk, c.name(), c.elapsedMs(),
-                c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(), c.aboveParallelism() ? "yes" : "no"))));
+                c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(), c.aboveParallelism() ? "yes" : "no",
+                c.mxBeanPoolSizeAfter() == null ? "none before JDK 24" : c.mxBeanPoolSizeAfter()))));
         return Tables.of("Compensation, per case and JDK", List.of("JDK", "case", "time (ms)", "time / sleep",
-                "carriers before", "carriers (max)", "carrier added"), rows);
+                "carriers before", "carriers (max)", "carrier added", "MXBean pool size after"), rows);
     }
 
     /**

@@ -2,13 +2,16 @@ package unpinned.showing;
 
 import unpinned.core.RunGuard;
 
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.Locale;
 
 /**
  * Quick wall-clock timing for a notebook cell. It is a demonstration, not a benchmark:
  * no forking, no dead-code or JIT control, so every result says so in its toString.
- * Claims about performance belong to JMH (see {@code Jmh}); this shows the shape of an effect.
+ * Claims about performance belong to JMH (see {@code Jmh}); this shows the shape of an effect. Besides wall time it
+ * reports the whole JVM's CPU time over the timed repetitions (every thread: carriers, pools, the GC), which the
+ * kernel's own cell timing can't show, since it counts the cell's thread only.
  */
 public final class Demo {
     private Demo() {}
@@ -19,12 +22,22 @@ public final class Demo {
         void run() throws Exception;
     }
 
-    /** Wall times of the measured repetitions, in milliseconds. */
-    public record Timing(String label, int reps, double minMs, double medianMs, double maxMs) {
+    /**
+     * Wall times of the measured repetitions, in milliseconds, and the whole process's CPU time per repetition (the
+     * mean over all of them; NaN where the JVM can't tell): cpuMsPerRep / mean wall time is how many cores were busy.
+     */
+    public record Timing(String label, int reps, double minMs, double medianMs, double maxMs, double meanMs,
+                         double cpuMsPerRep) {
+        /** Cores the whole process kept busy on average while the repetitions ran. */
+        public double coresBusy() {
+            return meanMs > 0 ? cpuMsPerRep / meanMs : Double.NaN;
+        }
+
         @Override
         public String toString() {
-            return String.format(Locale.ROOT, "[demonstration] %s: median %.2f ms (min %.2f, max %.2f, %d reps)",
-                    label, medianMs, minMs, maxMs, reps);
+            return String.format(Locale.ROOT, "[demonstration] %s: median %.2f ms (min %.2f, max %.2f, %d reps);"
+                    + " whole-process CPU %.2f ms per rep, %.2f cores busy", label, medianMs, minMs, maxMs, reps,
+                    cpuMsPerRep, coresBusy());
         }
     }
 
@@ -56,16 +69,26 @@ public final class Demo {
             body.run();
         }
         double[] ms = new double[reps];
+        long cpu0 = processCpuNanos();
         for (int i = 0; i < reps; i++) {
             stopIfInterrupted(label);
             long start = System.nanoTime();
             body.run();
             ms[i] = (System.nanoTime() - start) / 1e6;
         }
+        long cpu1 = processCpuNanos();
+        double cpuMsPerRep = cpu0 < 0 || cpu1 < 0 ? Double.NaN : (cpu1 - cpu0) / 1e6 / reps;
+        double mean = Arrays.stream(ms).average().orElse(Double.NaN);
         Arrays.sort(ms);
         // Median of an even count is the mean of the middle two.
         double median = reps % 2 == 1 ? ms[reps / 2] : (ms[reps / 2 - 1] + ms[reps / 2]) / 2;
-        return new Timing(label, reps, ms[0], median, ms[reps - 1]);
+        return new Timing(label, reps, ms[0], median, ms[reps - 1], mean, cpuMsPerRep);
+    }
+
+    /** The whole JVM's CPU time so far (all threads), or -1 where the platform can't tell. */
+    static long processCpuNanos() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os
+                ? os.getProcessCpuTime() : -1;
     }
 
     private static void stopIfInterrupted(String label) throws InterruptedException {
