@@ -14,6 +14,10 @@ KERNEL_NAME = "unpinned"
 _MEASUREMENTS: list[str] = []
 
 
+# Each chapter's first run, in seconds, as tests/test_notebooks.py measured it: the summary's `chapters:` line.
+CHAPTER_FIRST_RUN: dict[str, float] = {}
+
+
 def report(line: str) -> None:
     """A measurement worth seeing in the test output (speed targets are shown, not asserted on timing)."""
     _MEASUREMENTS.append(line)
@@ -42,6 +46,11 @@ def pytest_terminal_summary(terminalreporter):
         t = page.TOTAL
         lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
                      f"executed notebooks (headless and browser), {len(t.failures)} failures")
+    if CHAPTER_FIRST_RUN:
+        over = [k for k, v in sorted(CHAPTER_FIRST_RUN.items()) if v > 120]
+        lines.append("chapters: first run " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(CHAPTER_FIRST_RUN.items()))
+                     + f" (promise: 2 minutes each in the quick profile on 2 cores; "
+                     + (f"over it: {', '.join(over)})" if over else "all within it)"))
     if _FAULTS:
         clear = sum(_FAULTS.values())
         lines.append(f"faults: {len(_FAULTS)} injected faults tried, {clear} ended with a clear error and nothing lost"

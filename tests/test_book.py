@@ -369,7 +369,17 @@ def offline(offline_browser):
         context.close()
 
 
-IMAGES_JS = "() => Array.from(document.images).map(i => [i.complete, i.naturalWidth])"
+# The charts (PNG), apart from the diagrams (SVG data URIs from notebooks/figures), which are counted on their own
+IMAGES_JS = ("() => Array.from(document.images).filter(i => !i.src.startsWith('data:image/svg+xml'))"
+             ".map(i => [i.complete, i.naturalWidth])")
+DIAGRAMS_JS = ("() => Array.from(document.images).filter(i => i.src.startsWith('data:image/svg+xml'))"
+               ".map(i => [i.complete, i.naturalWidth])")
+FIGURE = re.compile(r"\]\(figures/[\w.-]+\.svg\)")
+
+
+def figures(nb) -> int:
+    """The diagrams a notebook's Markdown shows."""
+    return sum(len(FIGURE.findall(c.source)) for c in nb.cells if c.cell_type == "markdown")
 
 
 @pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name[:2])
@@ -386,6 +396,9 @@ def test_the_slides_show_offline_with_their_charts(path, built, offline):
     images = page.evaluate(IMAGES_JS)
     assert len(images) == book.charts(nb), f"{len(images)} images on the slides, {book.charts(nb)} charts"
     assert all(done and width > 0 for done, width in images), f"a chart did not load: {images}"
+    diagrams = page.evaluate(DIAGRAMS_JS)
+    assert len(diagrams) == figures(nb) and all(done and width > 0 for done, width in diagrams), \
+        f"{len(diagrams)} diagrams shown of {figures(nb)}: {diagrams}"
     page.keyboard.press("ArrowRight")
     page.wait_for_function("() => Reveal.getSlidePastCount() === 1", timeout=5_000)
     assert page.evaluate("() => Reveal.getProgress()") > 0
@@ -422,3 +435,35 @@ def test_the_book_reads_offline_with_every_chart(built, offline):
     page.wait_for_url("**/index.html")
     assert aborted == [] and errors == [], (aborted, errors)
     report(f"book in Chromium, offline: {len(built)} pages, {seen} charts loaded, 0 network requests")
+
+
+def test_the_seminar_deck_runs_in_order_with_notes_and_diagrams(built, offline, results_dir):
+    """Chapter 09, the 45-minute talk: its deck shows offline with the speaker notes and the diagrams; its running
+    order (planned talking plus the live runs measured in this session) is printed on the `seminar:` line."""
+    page, aborted, errors = offline
+    name = "09-seminar-in-45-minutes.ipynb"
+    nb = built[name]
+    notes = sum(1 for c in nb.cells if c.metadata.get("slideshow", {}).get("slide_type") == "notes")
+    deck = SLIDES / name.replace(".ipynb", ".slides.html")
+    assert notes >= 6 and deck.read_text(encoding="utf-8").count('<aside class="notes">') == notes
+    page.goto(deck.as_uri())
+    page.wait_for_function("() => window.Reveal && Reveal.isReady()", timeout=30_000)
+    shots = []
+    for k, img in enumerate(page.evaluate("""() => Reveal.getSlides()
+            .filter(s => s.querySelector("img[src^='data:image/svg+xml']")).map(s => Reveal.getIndices(s))""")):
+        page.evaluate("([h, v]) => Reveal.slide(h, v)", [img["h"], img["v"] or 0])
+        page.wait_for_timeout(300)
+        shot = bl.SCREENSHOTS / f"seminar-diagram-{k + 1}.png"
+        page.screenshot(path=str(shot))
+        shots.append(shot)
+    assert len(shots) == figures(nb) == 3, shots
+    assert aborted == [] and errors == [], (aborted, errors)
+    order = json.loads(sorted((results_dir / "09-seminar").glob("*.json"))[-1].read_text())["data"]
+    parts = order["parts"]
+    assert len(parts) == 6 and all(p["liveSeconds"] >= 0 for p in parts), parts
+    assert abs(sum(p["talkMinutes"] + p["liveSeconds"] / 60 for p in parts) - order["totalMinutes"]) < 0.2, order
+    report("seminar: " + "; ".join(f"{p['name']} {p['talkMinutes']} min + {p['liveSeconds']:.0f} s live"
+                                   for p in parts)
+           + f" = {order['totalMinutes']:.1f} of {order['talkMinutes']} min ({order['profile']} profile, this"
+           f" machine); deck with {notes} speaker notes and {len(shots)} diagrams shown offline"
+           f" ({shots[0].parent.relative_to(HOME)}/seminar-diagram-*.png)")

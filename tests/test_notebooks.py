@@ -9,15 +9,15 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import HOME, KERNEL_NAME, closed_loop_ceiling, latest_result, report
+from conftest import CHAPTER_FIRST_RUN, HOME, KERNEL_NAME, closed_loop_ceiling, latest_result, report
 
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))  # index.ipynb is text only
 CELL_TIMEOUT = 600
-# Chapters 06 and 07 (about 3 and 2 minutes of Spring Boot and PostgreSQL runs) and 08 (it reads what the others
-# saved) execute once here; the browser pass (test_browser.py) runs each a second time, which keeps the suite
+# Chapters 06 and 07 (about 3 and 2 minutes of Spring Boot and PostgreSQL runs), 08 (it reads what the others
+# saved) and 09 (the seminar: its live parts are chapters 01 and 04's) execute once here; the browser pass (test_browser.py) runs each a second time, which keeps the suite
 # within CI's time.
 ONE_HEADLESS_RUN = {"06-spring-boot.ipynb", "07-a-real-database-and-backpressure.ipynb",
-                    "08-how-does-my-machine-compare.ipynb"}
+                    "08-how-does-my-machine-compare.ipynb", "09-seminar-in-45-minutes.ipynb"}
 BUILD = HOME / "build" / "executed"
 _EXECUTED: dict[str, tuple[list[float], object]] = {}
 
@@ -103,6 +103,7 @@ SNIPPET_JVMS = ("unpinned.snippets.S", "snippets/S")
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_twice_in_one_kernel(path, results_dir):
     seconds = executed(path.name)
+    CHAPTER_FIRST_RUN[path.name[:2]] = seconds[0]
     second = (f"run 2 {seconds[1]:.0f} s in one kernel" if len(seconds) > 1
               else "run 2 in the browser pass (test_browser.py)")
     target = 180 if path.name == "06-spring-boot.ipynb" else 120  # chapter 06: eight Spring Boot start-ups
