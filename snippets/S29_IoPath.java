@@ -214,10 +214,8 @@ public class S29_IoPath {
                 for (int i = 0; i < n; i++) {
                     contenders.add(IoPath.start("io-contender-" + i, () -> contender(monitor, entered)));
                 }
-                IoPath.await("the contenders blocked", () -> IoPath.inState(contenders, Thread.State.BLOCKED)
-                        >= Math.min(n, Carriers.parallelism()));
-                Thread.sleep(100); // the rest settle: blocked (JDK 24+) or queued behind pinned carriers (21)
-                blocked = IoPath.inState(contenders, Thread.State.BLOCKED);
+                // all BLOCKED (JDK 24+), or one per carrier, pinned, the rest waiting for a carrier (21)
+                blocked = IoPath.settled(contenders, Thread.State.BLOCKED, Math.min(n, Carriers.parallelism()));
                 seen = IoPath.unblocker();
                 cpuBefore = IoPath.cpuNanos("VirtualThread-unblocker");
                 t0 = System.nanoTime();
@@ -250,6 +248,6 @@ public class S29_IoPath {
  *   monitor contenders         50 of 50 BLOCKED, VirtualThread-unblocker present, 0.3-0.7 ms of its CPU during
  *                              the release | 2 of 50 BLOCKED (pinned, one per carrier; the rest wait for one),
  *                              no unblocker
- * The dumps agree with the sources above on both JDKs; one thing the JDK 25 source leaves open, the sampling
- * settles: the timer's unpark runs on a carrier, not on the delayScheduler thread, which only submits it.
+ * The dumps agree with the sources above on both JDKs. The sampled stacks show what JDK 25's source implies
+ * (ForkJoinPool.executeEnabledScheduledTask): its timer thread only submits the task; a carrier runs the unpark.
  */

@@ -395,6 +395,24 @@ public final class IoPath {
         others.forEach(Thread::interrupt);
     }
 
+    /**
+     * How many of {@code threads} are in {@code state} once that count settles: all of them, or at least
+     * {@code atLeast} and unchanged for 300 ms (some never get there: on JDK 21 a contender waits for a carrier
+     * that a pinned one holds). Fails after 60 s.
+     */
+    public static int settled(List<Thread> threads, Thread.State state, int atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60), since = System.nanoTime();
+        int last = -1;
+        while (true) {
+            int now = inState(threads, state);
+            if (now != last) since = System.nanoTime();
+            last = now;
+            if (now == threads.size() || now >= atLeast && System.nanoTime() - since > 300_000_000L) return now;
+            if (System.nanoTime() > deadline) throw new IllegalStateException(now + " " + state + " after 60 s");
+            Thread.sleep(10);
+        }
+    }
+
     /** How many of {@code threads} are in {@code state} now. */
     public static int inState(List<Thread> threads, Thread.State state) {
         return (int) threads.stream().filter(t -> t.getState() == state).count();
