@@ -64,6 +64,21 @@ public final class IoPath {
         }
     }
 
+    /** One JDK's figures, as chapter 04's table shows them. */
+    public record Row(String jdk, String pollerThreads, String pollerMode, int readersParked, int carriers,
+                      int carriersBusy, String timerThread, Long wakeUpsHeld, String unparkRanOn,
+                      String unblocker, int contendersBlocked) {
+        public static Row of(String jdk, Result r) {
+            Timers t = r.timers();
+            String ranOn = t.wakeUp() == null || t.wakeUp().caughtBy().isEmpty() ? "not caught"
+                    : String.join(", ", t.wakeUp().caughtBy().keySet());
+            return new Row(jdk, names(r.sockets().pollers()), r.sockets().pollerMode(), r.sockets().readersParked(),
+                    r.carriers(), r.sockets().carriersBusy(), String.join(", ", t.timerThreads().stream()
+                    .map(Seen::name).toList()), t.pending(), ranOn, r.unblocker().present() ? UNBLOCKER : "none",
+                    r.unblocker().blockedAtOnce());
+        }
+    }
+
     /** A thread the dumps showed: its name, virtual or not (only in the JSON dump), its top frame. */
     public record Seen(String name, boolean virtual, String top) {}
 
