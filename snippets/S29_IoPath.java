@@ -173,7 +173,7 @@ public class S29_IoPath {
 
     /**
      * (b) N sleepers for a minute: the timer threads and their queue while all of them sleep (then interrupted).
-     * Then N more, due one per ms from 300 ms on: the timer threads' CPU time and the stacks of the timer
+     * Then N more, due one per ms from 100 ms on: the timer threads' CPU time and the stacks of the timer
      * threads and carriers sampled as they wake.
      */
     static IoPath.Timers timers(int n, ForkJoinPool pool) throws Exception {
@@ -186,7 +186,7 @@ public class S29_IoPath {
             var seen = IoPath.timers(n, IoPath.inState(sleepers, Thread.State.TIMED_WAITING), pool);
             IoPath.interrupt(sleepers, List.of());
             for (Thread t : sleepers) IoPath.join(t);
-            long due = System.nanoTime() + Duration.ofMillis(300).toNanos(), step = 1_000_000; // 1 per ms
+            long due = System.nanoTime() + Duration.ofMillis(100).toNanos(), step = 1_000_000; // 1 per ms
             for (int i = 0; i < n; i++) {
                 long at = due + i * step;
                 wakers.add(IoPath.start("io-waker-" + i, () -> sleeper(at)));
