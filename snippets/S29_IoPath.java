@@ -36,9 +36,9 @@ package unpinned.snippets;
  *       jdk.pollerMode defaults to VTHREAD_POLLERS: one platform MasterPoller and virtual SubPoller-N threads
  *       (read: min(highestOneBit(cores), 32); write: 1). jcmd Thread.vthread_pollers (JcmdVThreadCommands.
  *       printPollers) exists on 25, not on 21 (its runtime has no JcmdVThreadCommands class).
- *   (b) timers   N virtual threads sleep. JDK 21 (javap): VirtualThread.parkNanos -> scheduleUnpark hands
- *       unpark to UNPARKER, a ScheduledThreadPoolExecutor of one thread, VirtualThread-unparker
- *       (createDelayedTaskScheduler). JDK 25 (src.zip): parkNanos yields, afterYield calls schedule(
+ *   (b) timers   N virtual threads sleep. JDK 21 (javap): VirtualThread.sleepNanos -> parkNanos -> scheduleUnpark
+ *       hands unpark to UNPARKER, a ScheduledThreadPoolExecutor of one thread, VirtualThread-unparker
+ *       (createDelayedTaskScheduler; jdk.unparker.maxPoolSize unset: 1). JDK 25 (src.zip): parkNanos yields, afterYield calls schedule(
  *       this::parkTimeoutExpired), which is ForkJoinPool.schedule on the scheduler itself: its DelayScheduler
  *       thread (ForkJoinPool.startDelayScheduler, named <pool>-delayScheduler) holds the wake-ups in a heap and
  *       submits each when due (DelayScheduler.loop); VirtualThread-unparker is left for custom schedulers.

@@ -254,20 +254,25 @@ public final class IoPath {
         String mode = pollers.stream().anyMatch(p -> p.name().equals("MasterPoller")) ? "VTHREAD_POLLERS"
                 : pollers.stream().anyMatch(p -> p.name().equals("Read-Poller")) ? "SYSTEM_THREADS" : "none seen";
         String vthreadPollers = dcmd("Thread.vthread_pollers");
-        Integer registered = null;
-        if (vthreadPollers != null) {
-            registered = 0;
-            String readPart = vthreadPollers.contains("Read I/O pollers:")
-                    ? vthreadPollers.substring(vthreadPollers.indexOf("Read I/O pollers:")) : vthreadPollers;
-            if (readPart.contains("Write I/O pollers:")) readPart = readPart.substring(0,
-                    readPart.indexOf("Write I/O pollers:"));
-            Matcher m = REGISTERED.matcher(readPart);
-            while (m.find()) registered += Integer.parseInt(m.group(1));
-        }
+        Integer registered = registered(vthreadPollers);
         int busy = (int) print.stream().filter(Stanza::carrying).count();
         return new Sockets(clients, System.getProperty("jdk.pollerMode"), mode, pollers, platformPollers,
                 pollers.size() - platformPollers, parked, dumped, busy, registered,
                 vthreadPollers == null ? null : vthreadPollers.strip(), Double.NaN);
+    }
+
+    /**
+     * The file descriptors registered with the read pollers, summed from Thread.vthread_pollers' "Read I/O pollers:"
+     * part ("[0] sun.nio.ch.EPollPoller@.. [registered = 80, owner = ..]"); null without that output.
+     */
+    static Integer registered(String vthreadPollers) {
+        if (vthreadPollers == null) return null;
+        int from = vthreadPollers.indexOf("Read I/O pollers:"), to = vthreadPollers.indexOf("Write I/O pollers:");
+        String readPart = vthreadPollers.substring(Math.max(from, 0), to > from ? to : vthreadPollers.length());
+        int sum = 0;
+        Matcher m = REGISTERED.matcher(readPart);
+        while (m.find()) sum += Integer.parseInt(m.group(1));
+        return sum;
     }
 
     /** The same, with how long the replies took to reach every client once sent. */
