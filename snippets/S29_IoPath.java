@@ -34,12 +34,13 @@ package unpinned.snippets;
  *       Read-/Write-Updater (jdk.useDirectRegister unset, DefaultPollerProvider keeps the default: false); no
  *       jdk.pollerMode. JDK 25 (src.zip, Poller.Pollers, DefaultPollerProvider.defaultPollerMode on Linux):
  *       jdk.pollerMode defaults to VTHREAD_POLLERS: one platform MasterPoller and virtual SubPoller-N threads
- *       (read: min(highestOneBit(cores), 32); write: 1). jcmd Thread.vthread_pollers (JcmdVThreadCommands.
- *       printPollers) exists on 25, not on 21 (its runtime has no JcmdVThreadCommands class).
+ *       (read: min(highestOneBit(cores), 32); write: 1); other OSes unchecked (src.zip has Linux's provider).
+ *       jcmd Thread.vthread_pollers (JcmdVThreadCommands.printPollers) exists on 25, not on 21 (its runtime has
+ *       no JcmdVThreadCommands class).
  *   (b) timers   N virtual threads sleep. JDK 21 (javap): VirtualThread.sleepNanos -> parkNanos -> scheduleUnpark
  *       hands unpark to UNPARKER, a ScheduledThreadPoolExecutor of one thread, VirtualThread-unparker
- *       (createDelayedTaskScheduler; jdk.unparker.maxPoolSize unset: 1). JDK 25 (src.zip): parkNanos yields, afterYield calls schedule(
- *       this::parkTimeoutExpired), which is ForkJoinPool.schedule on the scheduler itself: its DelayScheduler
+ *       (createDelayedTaskScheduler; jdk.unparker.maxPoolSize unset: 1). JDK 25 (src.zip): parkNanos yields,
+ *       afterYield calls schedule(this::parkTimeoutExpired), ForkJoinPool.schedule on the scheduler: its DelayScheduler
  *       thread (ForkJoinPool.startDelayScheduler, named <pool>-delayScheduler) holds the wake-ups in a heap and
  *       submits each when due (DelayScheduler.loop); VirtualThread-unparker is left for custom schedulers.
  *   (c) monitor  N virtual threads contend for a monitor main holds. JDK 25 (src.zip): VirtualThread's static

@@ -250,6 +250,7 @@ public final class IoPath {
                 pollers.add(new Seen(name, true, top(t.stack())));
             }
         }
+        pollers.sort(java.util.Comparator.comparing(Seen::virtual).thenComparing(Seen::name)); // platform first
         int platformPollers = (int) pollers.stream().filter(p -> !p.virtual()).count();
         String mode = pollers.stream().anyMatch(p -> p.name().equals("MasterPoller")) ? "VTHREAD_POLLERS"
                 : pollers.stream().anyMatch(p -> p.name().equals("Read-Poller")) ? "SYSTEM_THREADS" : "none seen";
