@@ -185,25 +185,28 @@ SUBMISSION = Diagram(
 )
 
 IO_TIMER = Diagram(
-    "io-timer-unblocker", "Who wakes a parked virtual thread: pollers, timers, the unblocker", 900, 440,
+    "io-timer-unblocker", "Who wakes a parked virtual thread: pollers, timers, the unblocker", 960, 440,
     boxes=[
-        Box("vt", "virtual thread|parked, unmounted", 140, 200, "waiting", 170, 46),
-        Box("poller", "poller thread(s)|epoll: a socket is ready", 470, 80, "thread", 210, 46),
-        Box("timer", "timer|21: VirtualThread-unparker|25: the pool's delayed tasks", 470, 200, "thread", 230, 60),
-        Box("unblocker", "VirtualThread-unblocker (24+)|a monitor was released", 470, 330, "thread", 250, 46, True),
-        Box("queues", "the scheduler's queues|(diagram above)", 790, 200, "queue", 180, 46),
+        Box("vt", "virtual thread|parked, unmounted", 105, 205, "waiting", 170, 46),
+        Box("poller", "pollers: a socket is ready|21: Read-Poller (platform)|25: MasterPoller + SubPoller-N (virtual)",
+            480, 80, "thread", 290, 60),
+        Box("timer", "timer: a wake-up is due|21: VirtualThread-unparker|25: ForkJoinPool-1-delayScheduler", 480, 205,
+            "thread", 290, 60),
+        Box("unblocker", "VirtualThread-unblocker (24+)|a monitor was released", 480, 330, "thread", 250, 46, True),
+        Box("queues", "the scheduler's queues|(diagram above)", 860, 205, "queue", 180, 46),
     ],
     arrows=[
         Arrow("vt", "poller", "socket read: register fd, park"),
-        Arrow("vt", "timer", "sleep / timed park"),
+        Arrow("vt", "timer", "sleep, timed park", bend=-10),
         Arrow("vt", "unblocker", "monitor busy (24+)", True),
         Arrow("poller", "queues", "unpark: submit"),
-        Arrow("timer", "queues", "unpark: submit"),
+        Arrow("timer", "queues", "unpark: submit", bend=-10),
         Arrow("unblocker", "queues", "unblock: submit", True),
     ],
     legend=[("waiting", "waits, holds no carrier"), ("thread", "what wakes it"), ("queue", "where it waits to run")],
-    notes=["Sources: sun.nio.ch.Poller (poll, register; jdk.pollerMode), VirtualThread.parkNanos and its timer,",
-           "VirtualThread's unblocker (JEP 491). Measured: snippet S29 (alias io-path)."],
+    notes=["Sources: sun.nio.ch.Poller (poll, wakeup; JDK 25: jdk.pollerMode, DefaultPollerProvider), VirtualThread.parkNanos",
+           "(21: scheduleUnpark; 25: ForkJoinPool.schedule, DelayScheduler.loop), VirtualThread.unblockVirtualThreads (JEP 491).",
+           "Measured: snippet S29 (alias io-path), from thread dumps the JVM takes of itself."],
 )
 
 DIAGRAMS = [LIFE_CYCLE, SUBMISSION, IO_TIMER]
