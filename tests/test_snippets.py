@@ -25,6 +25,7 @@ JMH_TINY = ["-f", "1", "-wi", "0", "-i", "1", "-r", "300ms"]
 TINY_ARGS = {
     "pinning-cases": ["--threads", "2", "--sleep-ms", "20"],
     "native-frame-pinning": ["--threads", "2", "--sleep-ms", "20"],
+    "class-init-pinning": ["--threads", "2", "--sleep-ms", "20"],
     "thread-dump": ["--threads-per-state", "50"],
     "seminar-pinning-test": ["--sleep-ms", "20"],  # after the alias's own --sleep-ms 2000: the last one wins
     "carrier-scaling": ["--carriers", "2", "--tasks", "10", "--sleep-ms", "5", "--work-ms", "0.5", "--warmups", "0",
