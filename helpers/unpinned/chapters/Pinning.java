@@ -32,10 +32,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Chapter 05's pinning experiments, their shared pieces: the class whose static initializer blocks (S13, S17), the
- * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18), the typed results they
+ * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18, S31), the typed results they
  * save, and the wrappers the notebook calls on each JDK.
  * Needs Carriers.java, ChildRun.java, Cli.java, Experiment.java, Jdks.java, Jfr.java, Json.java, Measurement.java,
  * Profile.java, Protocol.java, Results.java and RunGuard.java alongside.
@@ -99,7 +100,7 @@ public final class Pinning {
     /** One carrier, before anything creates a virtual thread: the JDK reads these once, at the first one. */
     public static void oneCarrier() {
         System.setProperty(PARALLELISM, "1");
-        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
+        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier for Object.wait's managed blocking
         System.setProperty(MIN_RUNNABLE, "1");
     }
 
@@ -584,6 +585,28 @@ public final class Pinning {
         return runs;
     }
 
+    /** S31's three class-loading cases on each JDK, {@code threads} x {@code sleepMs} each: its run per JDK label. */
+    public static Map<String, Run> classLoading(List<Jdks.Jdk> jdks, int threads, int sleepMs) {
+        Map<String, Run> runs = new LinkedHashMap<>();
+        for (Jdks.Jdk jdk : jdks) {
+            runs.put(jdk.label(), Jdks.result(jdk, Run.class, "S31_ClassInitPinning.java", "--case", "all",
+                    "--threads", "" + threads, "--sleep-ms", "" + sleepMs));
+        }
+        RunGuard.requireFresh();
+        return runs;
+    }
+
+    /** {@code value} of each of {@code cases}, one series per JDK label (NaN where a JDK has no row): for a chart. */
+    public static Map<String, double[]> byJdk(List<Row> rows, List<String> jdks, List<String> cases,
+                                              ToDoubleFunction<Row> value) {
+        Map<String, double[]> series = new LinkedHashMap<>();
+        for (String jdk : jdks) {
+            series.put(jdk, cases.stream().mapToDouble(name -> rows.stream().filter(r -> r.jdk().equals(jdk)
+                    && r.operation().equals(name)).mapToDouble(value).findFirst().orElse(Double.NaN)).toArray());
+        }
+        return series;
+    }
+
     /** S18's native-frame case on {@code jdk}, or null when it is older than 22 (FFM is final since JDK 22). */
     public static Run nativeFrame(Jdks.Jdk jdk, int threads, int sleepMs) {
         if (jdk.feature() < 22) return null;
@@ -612,7 +635,8 @@ public final class Pinning {
 
     /** One row of chapter 05's table: a case on a JDK, its time against the sleep, and the verdict JEP 491 predicts. */
     public record Row(String jdk, String javaVersion, String operation, int threads, long sleepMs, double elapsedMs,
-                      double timeToSleep, double pinnedEvents, String reasons, String verdict, String expected)
+                      double timeToSleep, double carrierWaitToSleep, double pinnedEvents, String reasons,
+                      String verdict, String expected)
             implements Measurement.Measured {
         @Override
         public List<Measurement> measurements() {
@@ -646,7 +670,7 @@ public final class Pinning {
             if (onlyCase != null && !c.name().equals(onlyCase)) continue;
             String reasons = String.join("; ", c.reasons().keySet());
             rows.add(new Row(jdk, run.javaVersion(), c.name(), run.threads(), run.sleepMs(), c.elapsedMs(),
-                    c.ratioToSleep(), c.pinnedEvents(), reasons.isEmpty() ? "-" : reasons,
+                    c.ratioToSleep(), round(c.carrierWaitMsMax() / run.sleepMs(), 3), c.pinnedEvents(), reasons.isEmpty() ? "-" : reasons,
                     c.pins() ? "pins" : "unmounts", expected(run.feature(), c.name())));
         }
         return rows;
@@ -655,6 +679,6 @@ public final class Pinning {
     /** A row for a JDK that can't run {@code operation}, saying why. */
     public static Row cannotRun(Jdks.Jdk jdk, String operation, int threads, long sleepMs, String why) {
         return new Row(jdk.label(), jdk.version(), operation, threads, sleepMs, Double.NaN, Double.NaN, Double.NaN,
-                "-", why, "-");
+                Double.NaN, "-", why, "-");
     }
 }
