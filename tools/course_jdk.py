@@ -252,7 +252,8 @@ def preview_skips(feature: int | None) -> list[tuple[str, list[str], int, list[s
     """Each snippet that needs a preview API, as (file, its aliases, the JDK it needs, the notebooks that use it,
     whether it is skipped on `feature`): on any other JDK its experiments say so in one line and skip."""
     home = course_base.HOME
-    catalog = json.loads((home / "jbang-catalog.json").read_text()).get("aliases", {})
+    file = home / "jbang-catalog.json"
+    catalog = json.loads(file.read_text()).get("aliases", {}) if file.is_file() else {}
     found = []
     for script in sorted((home / "snippets").glob("S*.java")):
         need = preview_needs(script)
