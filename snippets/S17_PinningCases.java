@@ -45,10 +45,14 @@ package unpinned.snippets;
  *
  * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleep in
  * synchronized, Object.wait), and so does blocking in a class initializer; since JDK 24 (JEP 491) only the
- * class initializer (and native frames, S18) still pin. On 21 the scheduler adds a carrier while one is
- * pinned (up to maxPoolSize), hiding the pin: maxPoolSize = 1 forbids that. The JVM reads these properties
- * once, at its first virtual thread, so main sets them first and checks the pool it got. The events miss
- * things too: on 21 Object.wait pins inside the VM and records NO pinned event (the time shows it); in
+ * class initializer (and native frames, S18; class loading, S31) still pin. The scheduler never adds a
+ * carrier for a pinned thread (JEP 444); it adds one for managed blocking (jdk.internal.misc.Blocker), and
+ * JDK 21's Object.wait(long) is that: Blocker.begin, wait0, Blocker.end (javap -c), so on 21 an extra carrier
+ * (up to maxPoolSize) would hide object-wait's pin: maxPoolSize = 1 forbids it (S28, alias compensation,
+ * measures both). The JVM reads these properties once, at its first virtual thread, so main sets them first
+ * and checks the pool it got. The events miss things too: on 21 Object.wait blocks the carrier in the VM and
+ * records NO pinned event (21 records one only in VirtualThread.parkOnCarrierThread, a park or sleep that
+ * failed to unmount; the time shows it); in
  * contended-monitor the waiters on 21 wait for the carrier (the pinned events are the holders' sleeps), on
  * 25 they unmount at the monitor, and jdk.JavaMonitorEnter (recorded too) shows none of those waits: the
  * threads' own clocks do. --trace-pinned sets jdk.tracePinnedThreads=full (JDK 21-23 print a stack trace

@@ -14,6 +14,7 @@
 //SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Published.java

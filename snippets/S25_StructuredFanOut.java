@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
 //SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/chapters/StructuredFanOut.java
 //SOURCES ../helpers/unpinned/core/Bounds.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java
@@ -217,7 +218,7 @@ public class S25_StructuredFanOut {
                 Database.dropTable(pool, StructuredFanOut.TABLE);
             }
             return new Backpressure.FanOut(slowMs, repeat, db.kind(), db.version(), results,
-                    System.getProperty("java.version"));
+                    System.getProperty("java.version"), null);
         }
     }
 }

@@ -16,6 +16,7 @@
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
 //SOURCES ../helpers/unpinned/chapters/Backpressure.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/core/Bounds.java
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/chapters/ParkedThreads.java

@@ -13,6 +13,7 @@ import course_base
 import course_install
 from course_base import KERNEL_NAME, SetupError, profile, say, venv_python
 from course_install import jbang_version, maven_repo, spring_jar, spring_snippets
+import course_jdk
 from course_jdk import choose_jdk, jdk21_status, java_version, recorded_jdk_problem, survey_jdks
 
 def doctor() -> int:
@@ -34,6 +35,12 @@ def doctor() -> int:
     usable, refused = survey_jdks()
     rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
     rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
+    shown_feature = course_jdk.course_feature(course_feature)
+    for name, aliases, need, notebooks, skipped in course_jdk.preview_skips(shown_feature):
+        where = ", ".join(aliases + [f"chapter {n}" for n in notebooks])
+        rows.append(("preview", f"{name} ({where}): needs JDK {need} exactly (compiled with --enable-preview); "
+                     + (f"SKIPPED on this JDK {shown_feature}: its cells and runs say so in one line"
+                        if skipped else f"runs on this JDK {shown_feature}")))
     runtime, problem = jdk21_status(course_feature)
     rows.append(("jdk 21 runtime", runtime))
     if problem:

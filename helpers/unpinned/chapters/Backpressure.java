@@ -6,6 +6,7 @@ import unpinned.core.Measurement;
 import unpinned.core.Published;
 import unpinned.core.RunGuard;
 import unpinned.running.ChildRun;
+import unpinned.running.Jdks;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,7 @@ import java.util.stream.Collectors;
  * Each {@code run...} method starts the snippet in a JVM of its own, waits for it and checks that the kernel was not
  * halted meanwhile ({@link RunGuard#requireFresh()}), so a notebook cell holds one call and no JSON.
  * S25 and S26 run on the course JDK only; {@link #courseJdk25} is the check both make of it.
- * Needs Bounds.java, ChildRun.java, Experiment.java, Json.java, Measurement.java, Published.java, RunGuard.java
+ * Needs Bounds.java, ChildRun.java, Experiment.java, Jdks.java, Json.java, Measurement.java, Published.java, RunGuard.java
  * alongside.
  */
 public final class Backpressure {
@@ -37,8 +38,8 @@ public final class Backpressure {
      */
     public static Consumer<Experiment.Args> courseJdk25(boolean exactly, String why, String onlyCourse) {
         return a -> {
-            int feature = Runtime.version().feature();
-            if (exactly ? feature != 25 : feature < 25) throw new IllegalArgumentException(why);
+            int feature = Jdks.courseFeature(); // this JVM's, or what a test pretends (Jdks.PRETEND_ENV)
+            if (exactly ? feature != Jdks.PREVIEW_FEATURE : feature < 25) throw new IllegalArgumentException(why);
             String jdk = a.text("--jdk").strip();
             if (jdk.equals("21")) throw new IllegalArgumentException(why);
             if (!jdk.equals("course")) {
@@ -530,10 +531,19 @@ public final class Backpressure {
                              double siblingLastEndMs, List<String> subtaskStates, String error) {
     }
 
-    /** What S25 saves: the siblings' sleep and the implementations by name. */
+    /**
+     * What S25 saves: the siblings' sleep and the implementations by name; or, on a course JDK that can't run S25's
+     * preview code, why it was {@code skipped} (no implementations, no rows).
+     */
     public record FanOut(int slowMs, int repeat, String database, String databaseVersion,
-                         Map<String, FanOutImpl> impls, String javaVersion) {
+                         Map<String, FanOutImpl> impls, String javaVersion, String skipped) {
+        /** Whether S25 ran (false: skipped on this JDK, said in one line). */
+        public boolean ran() {
+            return skipped == null;
+        }
+
         public List<FanOutRow> rows() {
+            if (impls == null) return List.of();
             return impls.entrySet().stream().map(e -> FanOutRow.of(e.getKey(), e.getValue(), slowMs)).toList();
         }
 
@@ -564,8 +574,16 @@ public final class Backpressure {
         }
     }
 
-    /** Runs S25 (the three implementations) with {@code args}. */
+    /**
+     * Runs S25 (the three implementations) with {@code args}; on a course JDK other than 25 (its preview API), says so
+     * in one line and returns a skipped FanOut instead (cells check {@link FanOut#ran()}).
+     */
     public static FanOut runFanOut(String... args) {
+        String skip = Jdks.previewSkip("the structured fan-out (S25)");
+        if (skip != null) {
+            System.out.println(skip);
+            return new FanOut(0, 0, null, null, Map.of(), Runtime.version().toString(), skip);
+        }
         FanOut result = ChildRun.result(FanOut.class, "S25_StructuredFanOut.java", args);
         RunGuard.requireFresh();
         return result;

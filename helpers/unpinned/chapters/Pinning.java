@@ -28,13 +28,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Chapter 05's pinning experiments, their shared pieces: the class whose static initializer blocks (S13, S17), the
- * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18), the typed results they
+ * one-carrier scheduler and its checks, the verdict and report line of one case (S17, S18, S31), the typed results they
  * save, and the wrappers the notebook calls on each JDK.
  * Needs Carriers.java, ChildRun.java, Cli.java, Experiment.java, Jdks.java, Jfr.java, Json.java, Measurement.java,
  * Profile.java, Protocol.java, Results.java and RunGuard.java alongside.
@@ -98,7 +100,7 @@ public final class Pinning {
     /** One carrier, before anything creates a virtual thread: the JDK reads these once, at the first one. */
     public static void oneCarrier() {
         System.setProperty(PARALLELISM, "1");
-        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier while one is pinned
+        System.setProperty(MAX_POOL_SIZE, "1"); // JDK 21: no extra carrier for Object.wait's managed blocking
         System.setProperty(MIN_RUNNABLE, "1");
     }
 
@@ -399,16 +401,27 @@ public final class Pinning {
         }
     }
 
+    /**
+     * The cases whose time can't tell (everyone waits for one thing that runs off the carrier, S31's init-wait):
+     * the longest wait for the carrier does. Pinned, the first waiter holds the one carrier and the others can't start.
+     */
+    public static final Set<String> CARRIER_WAIT_TELLS = Set.of("init-wait");
+
     /** What each case does, as saved with it. */
-    public static final Map<String, String> OPERATION = Map.of(
-            "none", "Thread.sleep",
-            "synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor",
-            "contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor",
-            "object-wait", "Object.wait(S) inside synchronized, each thread its own lock",
-            "reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own",
-            "class-init", "Thread.sleep in a static initializer, each thread its own class",
-            "native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls (an FFM"
-                    + " upcall inside a downcall), each thread its own sort and upcall stub");
+    public static final Map<String, String> OPERATION = Map.ofEntries(Map.entry("init-wait", "a static method"
+                    + " call that waits for another thread's static initializer (it sleeps S)"),
+            Map.entry("forname-slow-loader", "Class.forName through a class loader whose findClass sleeps S, each"
+                    + " thread its own loader"),
+            Map.entry("loadclass-slow-loader", "ClassLoader.loadClass called from Java, findClass sleeping S, each"
+                    + " thread its own loader"),
+            Map.entry("none", "Thread.sleep"),
+            Map.entry("synchronized-sleep", "Thread.sleep inside synchronized, each thread its own monitor"),
+            Map.entry("contended-monitor", "Thread.sleep inside synchronized, all threads the same monitor"),
+            Map.entry("object-wait", "Object.wait(S) inside synchronized, each thread its own lock"),
+            Map.entry("reentrant-lock", "Thread.sleep holding a ReentrantLock, each thread its own"),
+            Map.entry("class-init", "Thread.sleep in a static initializer, each thread its own class"),
+            Map.entry("native-upcall-sleep", "Thread.sleep in a Java comparator that the C library's qsort calls"
+                    + " (an FFM upcall inside a downcall), each thread its own sort and upcall stub"));
 
     /**
      * The run's result: each case judged and reported, the events left out reported, and the run as saved (with
@@ -426,7 +439,8 @@ public final class Pinning {
         }
         Jfr.PinnedTally warm = rec.events().pinned(p.warmUpName()), other = rec.events().pinned("other");
         reportLeftOut(warm, other, reasonFields, note);
-        Trace trace = traceSetBy == null && nativeAccess != null ? null : trace(cases, traceSetBy);
+        boolean counted = rec.timed().stream().anyMatch(t -> t.traces() != null); // S17 counts traces; S18, S31 not
+        Trace trace = counted ? trace(cases, traceSetBy) : null;
         return new Run(Runtime.version().toString(), Runtime.version().feature(), 1, pool.getParallelism(), p.n(),
                 p.s(), cases, warm.events(), other.events(), other.reasons(), reasonFields, trace, nativeAccess,
                 "one per run, threshold 0; events counted by the name of the virtual thread that recorded them ("
@@ -493,19 +507,25 @@ public final class Pinning {
     public static Case judge(Timed t, String operation, int n, long s, Jfr.PinnedTally p, boolean reasonFields,
                              Long monitorEnters, Double monitorEnterMs, boolean traced) {
         long pinned = p.events();
-        boolean contended = t.name().equals("contended-monitor");
-        long unmountBound = contended ? n * s : s, pinBound = n * s;
+        boolean contended = t.name().equals("contended-monitor"), waitTells = CARRIER_WAIT_TELLS.contains(t.name());
+        long unmountBound = contended ? n * s : s, pinBound = waitTells ? s : n * s;
         double ratio = t.elapsedMs() / s;
         boolean timeTells = pinBound != unmountBound;
         boolean slow = timeTells && t.elapsedMs() > (unmountBound + pinBound) / 2.0;
-        boolean pins = slow || pinned > 0;
+        boolean held = waitTells && n > 1 && t.carrierWaitMs() > s / 2.0; // the others could not even start
+        boolean pins = slow || held || pinned > 0;
         String evidence = slow && pinned > 0 ? "time and events" : slow ? "time" : pinned > 0 ? "events"
                 : timeTells ? "time, and no pinned events" : "no pinned events; the time can't tell";
+        if (waitTells) {
+            evidence = (held ? "the carrier wait" : "no carrier wait") + (pinned > 0 ? " and events"
+                    : ", and no pinned events");
+        }
         if (contended && n > 1) { // who waited where: at the monitor (unmounted) or for the carrier (pinned)
             evidence += t.monitorWaitMs() > t.carrierWaitMs() ? "; the others waited at the monitor, not for the"
                     + " carrier" : "; the others waited for the carrier, not at the monitor";
         }
         String bounds = timeTells ? String.format(Locale.ROOT, "bounds: 1 x if it unmounts, %d x if it pins", n)
+                : waitTells ? "bound: 1 x either way; a wait for the carrier of ~1 x if it pins, ~0 if not"
                 : String.format(Locale.ROOT, "bound: %d x either way", n);
         StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-20s %d thread%s x %,d ms on 1 carrier:"
                         + " %,.0f ms = %.2f x the sleep (%s); %d pinned event%s", t.name(), n, n == 1 ? "" : "s", s,
@@ -565,6 +585,28 @@ public final class Pinning {
         return runs;
     }
 
+    /** S31's three class-loading cases on each JDK, {@code threads} x {@code sleepMs} each: its run per JDK label. */
+    public static Map<String, Run> classLoading(List<Jdks.Jdk> jdks, int threads, int sleepMs) {
+        Map<String, Run> runs = new LinkedHashMap<>();
+        for (Jdks.Jdk jdk : jdks) {
+            runs.put(jdk.label(), Jdks.result(jdk, Run.class, "S31_ClassInitPinning.java", "--case", "all",
+                    "--threads", "" + threads, "--sleep-ms", "" + sleepMs));
+        }
+        RunGuard.requireFresh();
+        return runs;
+    }
+
+    /** {@code value} of each of {@code cases}, one series per JDK label (NaN where a JDK has no row): for a chart. */
+    public static Map<String, double[]> byJdk(List<Row> rows, List<String> jdks, List<String> cases,
+                                              ToDoubleFunction<Row> value) {
+        Map<String, double[]> series = new LinkedHashMap<>();
+        for (String jdk : jdks) {
+            series.put(jdk, cases.stream().mapToDouble(name -> rows.stream().filter(r -> r.jdk().equals(jdk)
+                    && r.operation().equals(name)).mapToDouble(value).findFirst().orElse(Double.NaN)).toArray());
+        }
+        return series;
+    }
+
     /** S18's native-frame case on {@code jdk}, or null when it is older than 22 (FFM is final since JDK 22). */
     public static Run nativeFrame(Jdks.Jdk jdk, int threads, int sleepMs) {
         if (jdk.feature() < 22) return null;
@@ -593,7 +635,8 @@ public final class Pinning {
 
     /** One row of chapter 05's table: a case on a JDK, its time against the sleep, and the verdict JEP 491 predicts. */
     public record Row(String jdk, String javaVersion, String operation, int threads, long sleepMs, double elapsedMs,
-                      double timeToSleep, double pinnedEvents, String reasons, String verdict, String expected)
+                      double timeToSleep, double carrierWaitToSleep, double pinnedEvents, String reasons,
+                      String verdict, String expected)
             implements Measurement.Measured {
         @Override
         public List<Measurement> measurements() {
@@ -604,14 +647,18 @@ public final class Pinning {
     }
 
     /**
-     * The prediction (JEP 491): before JDK 24 blocking while holding a monitor pins; class initializers and native
-     * frames pin on every JDK; a plain sleep and a ReentrantLock never do.
+     * The prediction (JEP 491): before JDK 24 blocking while holding a monitor pins (loadClass's synchronized block
+     * too); class initializers, class loading through the VM and native frames pin on every JDK; a plain sleep and a
+     * ReentrantLock never do. Waiting for another thread's initializer pins up to JDK 25; JDK-8369238 (JDK 26) lets
+     * it unmount when the wait comes from new, getstatic, putstatic or invokestatic (S31 calls a static method).
      */
     public static String expected(int feature, String operation) {
         return switch (operation) {
             case "none", "reentrant-lock" -> "unmounts";
-            case "synchronized-sleep", "object-wait", "contended-monitor" -> feature < 24 ? "pins" : "unmounts";
-            default -> "pins"; // class-init, native-upcall-sleep
+            case "synchronized-sleep", "object-wait", "contended-monitor", "loadclass-slow-loader" ->
+                    feature < 24 ? "pins" : "unmounts";
+            case "init-wait" -> feature < 26 ? "pins" : "unmounts";
+            default -> "pins"; // class-init, forname-slow-loader, native-upcall-sleep
         };
     }
 
@@ -623,7 +670,7 @@ public final class Pinning {
             if (onlyCase != null && !c.name().equals(onlyCase)) continue;
             String reasons = String.join("; ", c.reasons().keySet());
             rows.add(new Row(jdk, run.javaVersion(), c.name(), run.threads(), run.sleepMs(), c.elapsedMs(),
-                    c.ratioToSleep(), c.pinnedEvents(), reasons.isEmpty() ? "-" : reasons,
+                    c.ratioToSleep(), round(c.carrierWaitMsMax() / run.sleepMs(), 3), c.pinnedEvents(), reasons.isEmpty() ? "-" : reasons,
                     c.pins() ? "pins" : "unmounts", expected(run.feature(), c.name())));
         }
         return rows;
@@ -632,6 +679,6 @@ public final class Pinning {
     /** A row for a JDK that can't run {@code operation}, saying why. */
     public static Row cannotRun(Jdks.Jdk jdk, String operation, int threads, long sleepMs, String why) {
         return new Row(jdk.label(), jdk.version(), operation, threads, sleepMs, Double.NaN, Double.NaN, Double.NaN,
-                "-", why, "-");
+                Double.NaN, "-", why, "-");
     }
 }

@@ -62,6 +62,39 @@ public final class Jdks {
     /** The feature version of the second JDK that chapter 05 compares the course JDK with. */
     public static final int OLD_FEATURE = 21;
     /**
+     * The one JDK the course's preview code runs on: S25 compiles StructuredTaskScope as JDK 25 shapes it (JEP 505)
+     * with --enable-preview, and classes compiled so run only on the JDK they were compiled for (JDK 26 and 27
+     * change the API again). tools/jbang and `make doctor` read the same from the snippet's //JAVA line.
+     */
+    public static final int PREVIEW_FEATURE = 25;
+    /** For tests: take the course JDK for this feature version (a learner's 26 or 27) in the preview checks. */
+    public static final String PRETEND_ENV = "UNPINNED_PRETEND_FEATURE";
+
+    /** The course JDK's feature version (this JVM's), or {@value #PRETEND_ENV}'s when a test sets it. */
+    public static int courseFeature() {
+        String pretend = System.getenv(PRETEND_ENV);
+        if (pretend == null || pretend.isBlank()) return Runtime.version().feature();
+        try {
+            return Integer.parseInt(pretend.strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(PRETEND_ENV + " must be a Java feature version like 26, got '" + pretend
+                    + "'");
+        }
+    }
+
+    /**
+     * Null when the course JDK runs the course's preview code ({@value #PREVIEW_FEATURE} exactly); else one line:
+     * {@code what} is skipped on this JDK, and why.
+     */
+    public static String previewSkip(String what) {
+        int feature = courseFeature();
+        if (feature == PREVIEW_FEATURE) return null;
+        return String.format(java.util.Locale.ROOT, "Skipped on JDK %d: %s needs JDK %d exactly (StructuredTaskScope"
+                + " is a preview API there, JEP 505, and JDK 26 and 27 change it; code compiled with --enable-preview"
+                + " runs only on the JDK it was compiled for). The rest of the notebook runs.", feature, what,
+                PREVIEW_FEATURE);
+    }
+    /**
      * Runtime options a JDK older than the given feature version refuses to start with ("Unrecognized option"):
      * {@link #commandOn} leaves them out there.
      */
