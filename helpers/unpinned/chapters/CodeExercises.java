@@ -337,12 +337,16 @@ public final class CodeExercises {
                 "nothing happens before someone subscribes",
                 "placeOrder did work before anyone subscribed (" + lazy.saves.get() + " saves): it must only assemble");
 
+        try {  // once through, unchecked: the classes it needs loaded before anything is judged
+            placeOrder.apply("0", new CountingShop()).toFuture().get(5, TimeUnit.SECONDS);
+        } catch (Exception ignored) {
+            // judged below
+        }
         var shop = new CountingShop();
-        long start = System.nanoTime();
         CompletableFuture<String> order = placeOrder.apply("42", shop).toFuture();
-        double subscribeMs = (System.nanoTime() - start) / 1e6;
-        v.expect(subscribeMs < CountingShop.SAVE_MS / 2.0, "subscribing returns at once (" + ms(subscribeMs) + ")",
-                "subscribing took " + ms(subscribeMs) + ", as long as the save: something blocks the subscriber");
+        int savedBeforeReturn = shop.saves.get();
+        v.expect(savedBeforeReturn == 0, "subscribing returns before the save is done: nothing blocks the subscriber",
+                "subscribing returned only after the save was done: something blocks the subscriber");
         String name = null;
         int notifiedAtCompletion = -1;
         try {
