@@ -38,7 +38,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.IntFunction;
@@ -108,20 +110,26 @@ public final class CodeExercises {
         }
         Path home = Course.home();
         String ref = folder + "/" + e.file();
-        System.out.println(e.id() + ": " + e.title() + " (checking " + ref + ")");
+        System.out.println("checking " + ref + " (JBang builds it first when it changed)");
         List<String> command = List.of(Course.jbang().toString(), ref, "--check");
         Process p = null;
-        List<String> errors = new ArrayList<>();
+        List<String> before = new CopyOnWriteArrayList<>();   // what the build said before the check began
+        var verdict = new AtomicReference<String>();
         try {
             p = Profile.tiedToThisJvm(new ProcessBuilder(command)).directory(home.toFile())
                     .redirectErrorStream(true).start();
             p.getOutputStream().close();
             Process started = p;
             CompletableFuture<Void> pump = CompletableFuture.runAsync(() -> {
+                boolean checking = false;
                 try (var in = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
                     for (String line; (line = in.readLine()) != null; ) {
-                        if (line.contains("error:") || line.startsWith("[jbang] [ERROR]")) errors.add(line.strip());
-                        else if (!line.startsWith("[jbang]") && !line.isBlank()) System.out.println(line);
+                        if (line.startsWith(e.id() + ": ")) {
+                            if (checking) verdict.set(line);
+                            checking = true;
+                        }
+                        if (checking) System.out.println(line);
+                        else if (!line.startsWith("[jbang]") && !line.isBlank()) before.add(line);
                     }
                 } catch (IOException ignored) {
                     // the process ended
@@ -135,13 +143,13 @@ public final class CodeExercises {
             }
             pump.get(10, TimeUnit.SECONDS);
             int exit = p.exitValue();
-            if (exit == PASSED) return true;
-            if (exit != NOT_YET) {
-                System.out.println("✘ " + ref + " does not " + (errors.isEmpty() ? "run (exit code " + exit + ")"
-                        : "compile yet:"));
-                errors.stream().limit(12).forEach(line -> System.out.println("   " + line));
-                System.out.println(e.id() + ": not yet");
-            }
+            if (verdict.get() != null) return exit == PASSED;
+            // no verdict: it did not compile, or it failed before the check could judge it
+            boolean compile = before.stream().anyMatch(l -> l.contains("error:"));
+            System.out.println("✘ " + ref + (compile ? " does not compile yet:" : " ended with exit code " + exit
+                    + " before its check could judge it:"));
+            before.stream().limit(15).forEach(line -> System.out.println("   " + line));
+            System.out.println(e.id() + ": not yet");
             return false;
         } catch (IOException ex) {
             throw new UncheckedIOException("cannot start " + String.join(" ", command) + ": " + ex.getMessage(), ex);
@@ -488,7 +496,7 @@ public final class CodeExercises {
 
     private static void probeWhileCrunching(LongUnaryOperator crunch) {
         AtomicInteger wakes = new AtomicInteger();
-        var running = new java.util.concurrent.atomic.AtomicBoolean();
+        var running = new AtomicBoolean();
         Thread probe = Thread.ofVirtual().start(() -> {
             try {
                 while (true) {
