@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -113,6 +114,7 @@ public final class CodeExercises {
         System.out.println("checking " + ref + " (JBang builds it first when it changed)");
         List<String> command = List.of(Course.jbang().toString(), ref, "--check");
         Process p = null;
+        PrintStream cell = System.out;   // the cell's output, captured now: the pump thread prints into it
         List<String> before = new CopyOnWriteArrayList<>();   // what the build said before the check began
         var verdict = new AtomicReference<String>();
         try {
@@ -128,7 +130,7 @@ public final class CodeExercises {
                             if (checking) verdict.set(line);
                             checking = true;
                         }
-                        if (checking) System.out.println(line);
+                        if (checking) cell.println(line);
                         else if (!line.startsWith("[jbang]") && !line.isBlank()) before.add(line);
                     }
                 } catch (IOException ignored) {
