@@ -1,0 +1,69 @@
+package unpinned.chapters;
+
+import unpinned.running.Jdks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+public class CodeExercisesTest {
+
+    /** A child's main: what a check's child JVM prints, key=value lines. */
+    public static class Child {
+        public static void main(String[] args) {
+            if (!args[0].equals(CodeExercises.CHILD)) System.exit(3);
+            System.out.println("answer=" + (40 + args.length));
+            System.out.println("carriers " + System.getProperty("jdk.virtualThreadScheduler.parallelism"));
+        }
+    }
+
+    @Test
+    void anUnknownExerciseIsRefusedNamingTheOnesThereAre() {
+        var e = assertThrows(IllegalArgumentException.class, () -> CodeExercises.check("05.no-such"));
+        assertTrue(e.getMessage().contains("05.fix-the-pin"), e.getMessage());
+        var f = assertThrows(IllegalArgumentException.class, () -> CodeExercises.passes("05.fix-the-pin", "snippets"));
+        assertTrue(f.getMessage().contains("exercises or solutions"), f.getMessage());
+    }
+
+    @Test
+    void everyExerciseIsNamedAfterItsChapterAndFile() {
+        for (var e : CodeExercises.EXERCISES.values()) {
+            assertTrue(e.id().matches("0[2-7]\\.[a-z-]+"), e.id());
+            assertTrue(e.file().startsWith("E" + e.id().substring(0, 2) + "_"), e.file());
+        }
+    }
+
+    @Test
+    void aChildJvmRunsTheGivenClassWithItsOptionsAndEnds() {
+        var out = CodeExercises.child(Jdks.course().java(), CodeExercises.ONE_CARRIER, Child.class, "x", "y");
+        assertEquals(0, out.exit(), String.join("\n", out.lines()));
+        assertEquals(43, out.number("answer"));
+        assertTrue(Double.isNaN(out.number("nothing")));
+        assertEquals(1, out.count("carriers 1"));
+    }
+
+    @Test
+    void fairnessIsNoTaskMoreThanOneStepAheadOfAnUnfinishedOne() {
+        int[] steps = {3, 3, 1};
+        assertNull(CodeExercises.unfairness(List.of("A0", "B0", "C0", "A1", "B1", "E0", "A2", "B2"), steps));
+        // C has ended after its one step: A and B may go on without it
+        assertNull(CodeExercises.unfairness(List.of("C0", "A0", "B0", "A1", "B1", "A2", "B2"), steps));
+        String unfair = CodeExercises.unfairness(List.of("A0", "A1", "A2", "B0"), steps);
+        assertTrue(unfair != null && unfair.startsWith("task A ran its step 1 while task B had run only 0"), unfair);
+    }
+
+    @Test
+    void theWorkOfExercise04IsTheDocumentedRecurrence() {
+        long x = 1, sum = 0;
+        for (int i = 0; i < 3; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+            sum ^= x >>> 17;
+        }
+        assertEquals(sum, CodeExercises.reference(3));
+        assertEquals(0, CodeExercises.reference(0));
+    }
+}
