@@ -105,3 +105,16 @@ def test_a_bad_option_is_refused_in_one_line():
     result = jbang("exercises/E03_RoundRobin.java", "--fix-it-for-me", timeout=300)
     assert result.returncode == 2, _shown(result)
     assert "the only option is --check" in result.stderr, _shown(result)
+
+
+def test_the_recorded_start_hashes_are_the_shipped_starting_files():
+    """A notebook cell answers "not answered yet" without building when exercises/<file> is still as shipped, which
+    it knows by the SHA-256 CodeExercises records: an edited starting file must update its hash here too."""
+    import hashlib
+    text = CHECKER.read_text()
+    for id_, file in EXERCISES.items():
+        m = re.search(r'new Exercise\("' + re.escape(id_) + r'", "' + re.escape(file) + r'",\s*"[^"]*",\s*"([0-9a-f]{64})"\)',
+                      text)
+        assert m, f"{id_}: no start hash recorded in CodeExercises"
+        assert m.group(1) == hashlib.sha256((HOME / "exercises" / file).read_bytes()).hexdigest(), \
+            f"{id_}: exercises/{file} changed; record its new SHA-256 in CodeExercises"

@@ -66,23 +66,33 @@ import java.util.function.Supplier;
 public final class CodeExercises {
     private CodeExercises() {}
 
-    /** One exercise: its id (chapter.name), its file under {@code exercises/} and {@code solutions/}, its title. */
-    public record Exercise(String id, String file, String title) {}
+    /**
+     * One exercise: its id (chapter.name), its file under {@code exercises/} and {@code solutions/}, its title, and
+     * the SHA-256 of its starting file as the course ships it (a notebook cell says "not answered yet" for a file
+     * still as it came, without building and running a check that can only fail; tests keep the hashes current).
+     */
+    public record Exercise(String id, String file, String title, String startSha256) {}
 
     /** Kept in the order of the chapters; tests/test_code_exercises.py reads the ids and files from here. */
     static final Map<String, Exercise> EXERCISES = new TreeMap<>(Map.ofEntries(
             Map.entry("02.wait-for-it", new Exercise("02.wait-for-it", "E02_WaitForIt.java",
-                    "Wait for it: the order completes when shipping has been told")),
+                    "Wait for it: the order completes when shipping has been told",
+                    "5ae5b9c4893602811753f8a08053b94d68391af9faa3d8110e97d9ae295e7f73")),
             Map.entry("03.round-robin", new Exercise("03.round-robin", "E03_RoundRobin.java",
-                    "A fair scheduler on Continuation")),
+                    "A fair scheduler on Continuation",
+                    "2936bd088ff9b2ea299927cbd6df07f37ed58de529cd460f6c5f999c41187614")),
             Map.entry("04.give-the-carrier-back", new Exercise("04.give-the-carrier-back", "E04_GiveTheCarrierBack.java",
-                    "A CPU-bound task that lets a latency probe run on the only carrier")),
+                    "A CPU-bound task that lets a latency probe run on the only carrier",
+                    "7f1085889998f1ce3134e77a87c6f3da260fc3570a09f360a9b05fb479040957")),
             Map.entry("05.fix-the-pin", new Exercise("05.fix-the-pin", "E05_FixThePin.java",
-                    "Fix the pin on JDK 21, keeping the lock")),
+                    "Fix the pin on JDK 21, keeping the lock",
+                    "d3e709009ff1bf82defe452b64005fdddc263eadc60ac8c43b643093f7656388")),
             Map.entry("06.virtual-tomcat", new Exercise("06.virtual-tomcat", "E06_VirtualTomcat.java",
-                    "Spring Boot on virtual threads, fan-out included")),
+                    "Spring Boot on virtual threads, fan-out included",
+                    "f520d6e85a20cbd061b7812fc354e1a18139f5cdaa268de9f53dec8ed6a471c3")),
             Map.entry("07.guard-the-pool", new Exercise("07.guard-the-pool", "E07_GuardThePool.java",
-                    "A Semaphore in front of a small pool: nobody times out"))));
+                    "A Semaphore in front of a small pool: nobody times out",
+                    "7b8cde3a4ec8c16c3db6bf976c044469e131d6a826f5cdfe2a2d6d07f84e0f27"))));
 
     /** The exit codes of a check run from the command line. */
     static final int PASSED = 0, NOT_YET = 1, USAGE = 2;
@@ -100,7 +110,24 @@ public final class CodeExercises {
      * does not compile gets javac's error lines. Never throws for a failing exercise: the cell shows the verdict.
      */
     public static void check(String id) {
+        Exercise e = exercise(id);
+        if (unchanged(e)) {
+            System.out.println(id + ": not answered yet: exercises/" + e.file() + " is as the course ships it. Edit it"
+                    + " as the exercise asks, then run this cell (or tools/jbang exercises/" + e.file() + " --check).");
+            return;
+        }
         passes(id, "exercises");
+    }
+
+    /** Whether exercises/<file> is still the starting file (its SHA-256 is the one recorded). */
+    static boolean unchanged(Exercise e) {
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(Course.home().resolve("exercises").resolve(e.file())));
+            return java.util.HexFormat.of().formatHex(digest).equals(e.startSha256());
+        } catch (IOException | java.security.NoSuchAlgorithmException x) {
+            return false; // unreadable: the check itself says what is wrong
+        }
     }
 
     /** {@link #check} on the file in {@code folder} ("exercises" or "solutions"); true when it passed. */
