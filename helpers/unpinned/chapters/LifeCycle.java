@@ -1,5 +1,7 @@
 package unpinned.chapters;
 
+import com.google.gson.annotations.SerializedName;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.reflect.Field;
@@ -54,7 +56,7 @@ public final class LifeCycle {
     public record Trace(String when, List<String> frames, List<String> hidden) {}
 
     /** A yield inside a Continuation of our own: "yielded", or the reason onPinned received. */
-    public record PinCase(String kase, String outcome) {}
+    public record PinCase(@SerializedName("case") String kase, String outcome) {}
 
     // ---- VirtualThread's state, through reflection --------------------------------------------------------------
 
