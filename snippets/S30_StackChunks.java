@@ -111,8 +111,8 @@ public class S30_StackChunks {
         int n = a.intCount("--threads");
         List<Integer> depths = a.counts("--depths");
         System.out.printf("%,d virtual threads per count, depths %s, Java %s%n", n, depths, Runtime.version());
-        for (int round = 0; round < 3; round++) { // the JIT compiles descend and the park path: frames shrink
-            Protocol.progress("warm-up round " + (round + 1) + " of 3");
+        for (int round = 0; round < 2; round++) { // the JIT compiles descend and the park path: frames shrink
+            Protocol.progress("warm-up round " + (round + 1) + " of 2");
             for (String kase : CASES) for (int d : depths) parkAndCount(kase, Math.min(n, 500), d, false);
         }
         List<ChunkRow> rows = new ArrayList<>();

@@ -26,6 +26,16 @@ public final class StackChunks {
             return rows.stream().filter(r -> r.kase().equals(kase)).toList();
         }
 
+        /** The depths of a case's rows, for a chart's x axis. */
+        public double[] depths(String kase) {
+            return of(kase).stream().mapToDouble(ChunkRow::depth).toArray();
+        }
+
+        /** The bytes per chunk of a case's rows, for a chart's y axis. */
+        public double[] bytesPerChunk(String kase) {
+            return of(kase).stream().mapToDouble(ChunkRow::bytesPerChunk).toArray();
+        }
+
         /**
          * Bytes one more frame adds to a chunk: the slope between the shallowest and the deepest "park" rows
          * (NaN with fewer than two depths).
