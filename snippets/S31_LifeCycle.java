@@ -34,18 +34,19 @@ package unpinned.snippets;
  * YIELDED) long enough to be seen. Passing states (PARKING, YIELDING, BLOCKING) show only when a read falls in.
  *
  * Mount and unmount in stack traces, with the frames the JDK hides by default (-XX:+ShowHiddenFrames, set in
- * //RUNTIME_OPTIONS): the running thread's own trace ends in VirtualThread.run <- Continuation.enter0 <- enter;
- * its carrier's trace, while it is mounted, starts at Continuation.run / enterSpecial (the mount); the parked
- * thread's trace, read from its frozen frames, starts at Continuation.yield0 <- yield <- yieldContinuation.
+ * //RUNTIME_OPTIONS; @Hidden in both JDKs' sources: Continuation.enter, enter0, yield, yield0,
+ * VirtualThread.yieldContinuation): the running thread's own trace ends in VirtualThread.run <- Continuation.enter0
+ * <- enter (where it was mounted); its carrier's trace, while it is mounted, starts at Continuation.run; the parked
+ * thread's trace, read from its frozen frames, starts at Continuation.yield0 <- yield (JDK 25; JDK 21's at yield).
  *
  * Pinning, live: a Continuation of our own (jdk.internal.vm, --add-exports) yields inside synchronized, inside a
- * class initializer and inside a ClassLoader.loadClass that the native Class.forName0 calls (both put a frame the
- * VM cannot freeze under ours), and between Continuation.pin() and unpin(). Continuation.yield0 calls
- * onPinned(reason) when the VM's freeze fails (continuationFreezeThaw.cpp, freeze_internal: pin() count ->
- * CRITICAL_SECTION, held_monitor_count -> MONITOR; recurse_freeze: a frame neither Java-compiled nor interpreted
- * -> NATIVE). The default onPinned (Continuation.java, 21 and 25) throws IllegalStateException("Pinned: " +
- * reason), so the reason comes back in its message. JDK 25 (lightweight locking, JEP 491) counts held monitors
- * only for the legacy mode: synchronized no longer pins; Pinned gained EXCEPTION (21: NATIVE, MONITOR,
+ * class initializer (the VM calls it through its call stub, a frame it cannot freeze) and between
+ * Continuation.pin() and unpin(). Continuation.yield0 calls onPinned(reason) when the VM's freeze fails
+ * (continuationFreezeThaw.cpp, freeze_internal: pin() count -> CRITICAL_SECTION, held_monitor_count -> MONITOR;
+ * recurse_freeze: a frame neither compiled nor interpreted Java -> NATIVE). The default onPinned (Continuation.java,
+ * 21 and 25) throws IllegalStateException("Pinned: " + reason), so the reason comes back in its message. JDK 25
+ * (lightweight locking, JEP 491) counts held monitors only in the legacy mode (freeze_internal's assert), so
+ * synchronized no longer pins; Pinned gained EXCEPTION (21: NATIVE, MONITOR,
  * CRITICAL_SECTION). Results go to results/s31-life-cycle/.
  */
 
@@ -224,11 +225,11 @@ public class S31_LifeCycle {
  *   tools/jbang life-cycle            (on the course JDK)
  *   tools/jbang life-cycle --jdk 21   (the same classes on the JDK 21 runtime)
  *
- * What you should see (2 cores):
- *   JDK 25: NEW, STARTED (queued behind the hog), RUNNING, PARKED, UNPARKED (queued behind the hog), TIMED_PARKED,
- *   YIELDED, BLOCKED, WAIT, PARKED again inside synchronized, TERMINATED; our continuation pinned by the class
- *   initializer and Class.forName0 (NATIVE) and by pin() (CRITICAL_SECTION), but not by synchronized.
- *   JDK 21: the same up to the yield; then RUNNING while blocked on the monitor and in Object.wait (the carrier is
- *   held; Thread.getState says BLOCKED / WAITING), PINNED for the park inside synchronized; synchronized pins
- *   our continuation too (MONITOR).
+ * What you should see (2 cores; internal states per phase, passing states seen only now and then):
+ *   both JDKs  new NEW; start NEW -> STARTED -> RUNNING (queued behind the hog); park PARKED -> UNPARKED (behind
+ *              the hog) -> RUNNING; sleep TIMED_PARKED -> UNPARKED -> RUNNING; yield YIELDED only if a hog ran first
+ *   JDK 25     monitor enter BLOCKED -> UNBLOCKED; wait WAIT; park inside synchronized PARKED; our continuation
+ *              pinned by the class initializer (NATIVE) and pin() (CRITICAL_SECTION), not by synchronized
+ *   JDK 21     monitor enter and wait stay RUNNING (Thread.getState: BLOCKED, WAITING: the carrier is held);
+ *              park inside synchronized PINNED; synchronized pins our continuation too (MONITOR)
  */
