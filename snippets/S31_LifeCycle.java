@@ -161,7 +161,7 @@ public class S31_LifeCycle {
                 awaitState(subject, "RUNNING"); return "TIMED_WAITING"; });
             phase(s, phases, "yield", "Thread.yield, two hogs queued", () -> { // not joined: the
                 hog("STARTED"); hog("STARTED"); step = 4;   // scheduler may run our thread before them
-                Thread.sleep(2 * HOLD_MS); return "RUNNABLE"; });
+                Thread.sleep(HOLD_MS); awaitState(subject, "RUNNING"); return "RUNNABLE"; });
             phase(s, phases, "monitor enter", "synchronized on a lock main holds", () -> {
                 String held;
                 synchronized (LOCK) { step = 5; held = awaitThreadState(subject, Thread.State.BLOCKED); }
