@@ -178,7 +178,8 @@ public class S30_StackChunks {
  * What you should see (2 cores, 1,000 threads, after warm-up; bytes per chunk at depth 1 / 16 / 64 / 256):
  *   JDK 25.0.3  park: 1.00 chunk per thread, about 1,000 / 1,400 / 2,600 / 7,300 bytes
  *   JDK 21.0.8  park: 1.00 chunk per thread, about   500 / 1,100 / 3,200 / 11,500 bytes
- *   park-again-same: 1.00 per thread up to depth 64 (the emptied chunk reused), about 1.5 at 256 (a partly
- *   thawed chunk, short of room for the park's frames for some); park-again-deeper: 1.00 at depths 1 and 16,
- *   1.0-1.7 at 64 (chunks with a flag set, thawed slowly), 2.00 at 256 (over 500 words: the rest stays).
+ *   park-again-same: 1.00 per thread at depths 16 and 64 (the emptied chunk reused), 1.5-2.0 at 256 (a partly
+ *   thawed chunk, short of room for the park's frames), now and then a little over 1 at depth 1;
+ *   park-again-deeper: 1.00 at depths 1 and 16, 1.0-1.8 at 64 (chunks with a flag set, thawed slowly), 2.00
+ *   at 256 (over 500 words: the rest stays as the parent).
  */
