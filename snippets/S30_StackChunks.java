@@ -176,8 +176,8 @@ public class S30_StackChunks {
  *   tools/jbang stack-chunks --jdk 21        (the same classes on the JDK 21 runtime)
  *
  * What you should see (2 cores, 1,000 threads, after warm-up; bytes per chunk at depth 1 / 16 / 64 / 256):
- *   JDK 25.0.3  park: 1.00 chunk per thread, about 1,000 / 1,400 / 2,600 / 7,300 bytes
- *   JDK 21.0.8  park: 1.00 chunk per thread, about   500 / 1,100 / 3,200 / 11,500 bytes
+ *   JDK 25.0.3 and 21.0.8 alike, over several runs: park 1.00 chunk per thread, 550-1,200 / 780-1,420 /
+ *   1,970-2,610 / 6,720-7,360 bytes per chunk, 24-26 bytes per frame (chapter 03's heap slope from S10: 25)
  *   park-again-same: 1.00 per thread at depths 16 and 64 (the emptied chunk reused), 1.5-2.0 at 256 (a partly
  *   thawed chunk, short of room for the park's frames), now and then a little over 1 at depth 1;
  *   park-again-deeper: 1.00 at depths 1 and 16, 1.0-1.8 at 64 (chunks with a flag set, thawed slowly), 2.00
