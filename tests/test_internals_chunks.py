@@ -1,6 +1,6 @@
 """Chapter 03's internals measured on both JDKs: the stack chunks parked virtual threads hold (snippet S30, alias
 stack-chunks) and one virtual thread's life cycle: its states, its stacks and the reasons a continuation is pinned
-(snippet S31, alias life-cycle)."""
+(snippet S32, alias life-cycle)."""
 from __future__ import annotations
 
 from conftest import report

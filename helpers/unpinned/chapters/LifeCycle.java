@@ -15,15 +15,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Chapter 03's life cycle of a virtual thread, as snippet S31 (alias life-cycle) saves it, and the reflection it
+ * Chapter 03's life cycle of a virtual thread, as snippet S32 (alias life-cycle) saves it, and the reflection it
  * needs: {@code java.lang.VirtualThread}'s private {@code state} field and state constants, read through
- * {@code --add-opens java.base/java.lang=ALL-UNNAMED} (S31's //RUNTIME_OPTIONS). Needs no other helper.
+ * {@code --add-opens java.base/java.lang=ALL-UNNAMED} (S32's //RUNTIME_OPTIONS). Needs no other helper.
  */
 public final class LifeCycle {
     private LifeCycle() {}
 
     /**
-     * What S31 saves: this JDK's state constants (name to value, in value order), the states sampled in each
+     * What S32 saves: this JDK's state constants (name to value, in value order), the states sampled in each
      * phase, three stack traces, and what a yield of a Continuation of our own did in each case.
      */
     public record Cycle(String javaVersion, int feature, Map<String, Integer> constants, List<String> pinnedReasons,

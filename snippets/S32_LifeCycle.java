@@ -19,7 +19,7 @@
 package unpinned.snippets;
 
 /*
- * S31: the life of one virtual thread, watched from outside: its states, its stack while mounted and parked, and
+ * S32: the life of one virtual thread, watched from outside: its states, its stack while mounted and parked, and
  * why a continuation sometimes cannot yield.
  *
  * The question: java.lang.VirtualThread keeps its own state in a private int (`state`), finer than Thread.State.
@@ -47,7 +47,7 @@ package unpinned.snippets;
  * 21 and 25) throws IllegalStateException("Pinned: " + reason), so the reason comes back in its message. JDK 25
  * (lightweight locking, JEP 491) counts held monitors only in the legacy mode (freeze_internal's assert), so
  * synchronized no longer pins; Pinned gained EXCEPTION (21: NATIVE, MONITOR,
- * CRITICAL_SECTION). Results go to results/s31-life-cycle/.
+ * CRITICAL_SECTION). Results go to results/s32-life-cycle/.
  */
 
 import unpinned.core.Experiment;
@@ -60,7 +60,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
-public class S31_LifeCycle {
+public class S32_LifeCycle {
     static final long HOLD_MS = 100; // how long each state is held, so the sampler sees it
     static final Object LOCK = new Object();
     static volatile int step;
@@ -125,8 +125,8 @@ public class S31_LifeCycle {
     // ---- the measurement --------------------------------------------------------------------------------------
 
     public static void main(String[] args) {
-        args = Jdks.honourJdkOption("S31", "S31_LifeCycle.java", args);
-        Experiment.named("S31", "a virtual thread's states, stacks and pinning", "s31-life-cycle")
+        args = Jdks.honourJdkOption("S32", "S32_LifeCycle.java", args);
+        Experiment.named("S32", "a virtual thread's states, stacks and pinning", "s32-life-cycle")
                 .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK.")
                 .budget(Duration.ofSeconds(2), Duration.ofSeconds(2))
                 .run(args, a -> measure());
