@@ -136,7 +136,7 @@ public class S32_LifeCycle {
         System.setProperty("jdk.virtualThreadScheduler.parallelism", "1"); // before the first virtual thread
         constants = LifeCycle.constants();
         System.out.println("Java " + Runtime.version() + ", VirtualThread's states: " + constants);
-        Thread subject = Thread.ofVirtual().name("s31-subject").unstarted(() -> {
+        Thread subject = Thread.ofVirtual().name("s32-subject").unstarted(() -> {
             try { script(); } catch (InterruptedException e) { Thread.currentThread().interrupt(); }
         });
         List<LifeCycle.Phase> phases = new ArrayList<>();

@@ -120,7 +120,7 @@ public final class LifeCycle {
         public Sampler(Thread subject, Map<String, Integer> constants) {
             this.subject = subject;
             constants.forEach((n, v) -> names.put(v, n));
-            reader = Thread.ofPlatform().daemon().name("s31-sampler").start(() -> {
+            reader = Thread.ofPlatform().daemon().name("s32-sampler").start(() -> {
                 while (!Thread.currentThread().isInterrupted()) {
                     int s = state(subject);
                     if (s != last) {
@@ -182,7 +182,7 @@ public final class LifeCycle {
 
     /** A virtual thread that spins {@code ms}; returns once its internal state is {@code state} (10 s at most). */
     public static Thread hog(long ms, int state) {
-        Thread hog = Thread.ofVirtual().name("s31-hog").start(() -> spin(ms));
+        Thread hog = Thread.ofVirtual().name("s32-hog").start(() -> spin(ms));
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (state(hog) != state) {
             if (System.nanoTime() > end) throw new IllegalStateException("the hog never reached state " + state);
@@ -220,7 +220,7 @@ public final class LifeCycle {
         try {
             SCOPE = Class.forName("jdk.internal.vm.ContinuationScope");
             CONTINUATION = Class.forName("jdk.internal.vm.Continuation");
-            OURS = SCOPE.getConstructor(String.class).newInstance("s31");
+            OURS = SCOPE.getConstructor(String.class).newInstance("s32");
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("jdk.internal.vm needs --add-exports java.base/jdk.internal.vm=ALL-UNNAMED: "
                     + e, e);
