@@ -1,0 +1,100 @@
+package unpinned.chapters;
+
+import com.google.gson.annotations.SerializedName;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Locale;
+import javax.management.ObjectName;
+
+/**
+ * Chapter 03's stack chunks, as snippet S30 (alias stack-chunks) saves them: how many
+ * {@code jdk.internal.vm.StackChunk} objects, and how many bytes, the heap holds while N virtual threads are parked
+ * D frames deep, read from a class histogram of the snippet's own JVM. Needs no other helper.
+ */
+public final class StackChunks {
+    private StackChunks() {}
+
+    /** The class of a frozen stack's objects, as a class histogram names it. */
+    public static final String CHUNK_CLASS = "jdk.internal.vm.StackChunk";
+    public static final String VIRTUAL_THREAD_CLASS = "java.lang.VirtualThread";
+
+    /** What S30 saves: one row per case and depth. */
+    public record Chunks(String javaVersion, int feature, int threads, List<ChunkRow> rows) {
+        /** The rows of one case ("park" or "park-again-deeper"), in depth order. */
+        public List<ChunkRow> of(String kase) {
+            return rows.stream().filter(r -> r.kase().equals(kase)).toList();
+        }
+
+        /** The depths of a case's rows, for a chart's x axis. */
+        public double[] depths(String kase) {
+            return of(kase).stream().mapToDouble(ChunkRow::depth).toArray();
+        }
+
+        /** The bytes per chunk of a case's rows, for a chart's y axis. */
+        public double[] bytesPerChunk(String kase) {
+            return of(kase).stream().mapToDouble(ChunkRow::bytesPerChunk).toArray();
+        }
+
+        /**
+         * Bytes one more frame adds to a chunk: the slope between the shallowest and the deepest "park" rows
+         * (NaN with fewer than two depths).
+         */
+        public double bytesPerFrame() {
+            List<ChunkRow> park = of("park");
+            if (park.size() < 2) return Double.NaN;
+            ChunkRow a = park.get(0), b = park.get(park.size() - 1);
+            return (b.bytesPerChunk() - a.bytesPerChunk()) / (b.depth() - a.depth());
+        }
+    }
+
+    /**
+     * One count: {@code parked} virtual threads parked {@code depth} frames deep (for "park-again-deeper": parked
+     * once at that depth, resumed, parked again twice as deep), and the live objects a histogram counted beyond
+     * those counted before the threads started.
+     */
+    public record ChunkRow(@SerializedName("case") String kase, int depth, int parked, long chunks, long chunkBytes,
+                           double chunksPerThread, double bytesPerChunk, long virtualThreads) {
+        public static ChunkRow of(String kase, int depth, int parked, Count chunks, Count threads) {
+            return new ChunkRow(kase, depth, parked, chunks.instances(), chunks.bytes(),
+                    Math.round(1000.0 * chunks.instances() / parked) / 1000.0,
+                    chunks.instances() == 0 ? 0 : Math.round(10.0 * chunks.bytes() / chunks.instances()) / 10.0,
+                    threads.instances());
+        }
+
+        /** One line, as S30 prints it. */
+        public String line() {
+            return String.format(Locale.ROOT, "%-18s depth %,5d | %,6d parked | %,7d chunks = %.2f per thread |"
+                    + " %,11d bytes = %,8.0f per chunk | %,6d VirtualThread objects", kase, depth, parked, chunks,
+                    chunksPerThread, chunkBytes, bytesPerChunk, virtualThreads);
+        }
+    }
+
+    /** A histogram line's instances and bytes (zero when the class is absent). */
+    public record Count(long instances, long bytes) {
+        public Count minus(Count before) {
+            return new Count(instances - before.instances, bytes - before.bytes);
+        }
+    }
+
+    /**
+     * This JVM's class histogram of live objects, as {@code jcmd <pid> GC.class_histogram} prints it: through the
+     * DiagnosticCommand MBean's {@code gcClassHistogram}, which runs a full GC first (only live objects count).
+     */
+    public static String histogram() throws Exception {
+        return (String) ManagementFactory.getPlatformMBeanServer().invoke(
+                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                new Object[] {new String[0]}, new String[] {String[].class.getName()});
+    }
+
+    /** The line of {@code className} in a histogram ("  12:   1000   123456  jdk.internal.vm.StackChunk (java.base@25)"). */
+    public static Count count(String histogram, String className) {
+        for (String line : histogram.split("\n")) {
+            String[] p = line.strip().split("\\s+");
+            if (p.length >= 4 && p[0].endsWith(":") && p[3].equals(className)) {
+                return new Count(Long.parseLong(p[1]), Long.parseLong(p[2]));
+            }
+        }
+        return new Count(0, 0);
+    }
+}
