@@ -225,7 +225,7 @@ public final class Claims {
     }
 
     private static final String QUEUE = "on users per thread: the queue holds U / P - 1 services";
-    private static final String JDK = "on the JDK: JEP 491 (JDK 24) lets a thread in synchronized unmount";
+    private static final String JDK = "on the JDK: since JDK 24 (JEP 491) a thread in synchronized unmounts";
 
     static {
         // -------------------------------------------------------------------------------------- vt-jmh-blog
@@ -711,8 +711,8 @@ public final class Claims {
         } else {
             boolean oldPin = pins.stream().allMatch(j -> Integer.parseInt(j.substring(4)) < 24);
             verdict = Verdict.DEPENDS;
-            because = oldPin ? JDK + " (pins on " + String.join(", ", pins) + ", not on " + String.join(", ", unmounts) + ")"
-                    : "on the JDK (pins on " + String.join(", ", pins) + ", not on " + String.join(", ", unmounts) + ")";
+            because = (oldPin ? JDK : "on the JDK") + "; pins on " + String.join(", ", pins) + ", not on "
+                    + String.join(", ", unmounts);
         }
         return new Found(verdict, because, f.outcome(), null, text);
     }
