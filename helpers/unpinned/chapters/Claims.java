@@ -400,6 +400,16 @@ public final class Claims {
                 },
                 v -> compare(v, "CPU per request on the CPU endpoint", "virtual threads", "virtual threads", "Tomcat 200",
                         "Tomcat 200", "ms", atLeast(1.03, 0.97, "within 3 %")));
+        rule("sem-29", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "meanMs", "virtual threads", "Tomcat 200",
+                        "experiment", "cpu"),
+                v -> compare(v, "CPU endpoint mean latency", "virtual threads", "virtual threads", "Tomcat 200",
+                        "Tomcat 200", "ms", atLeast(1.03, 0.97, "a tie within 3 %: this run's noise")));
+        rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
+            String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
+                    .orElseThrow(() -> new NotRun("no JDK measured"));
+            return times(v, "two sleeps with nothing held on " + slowest, slowest, "one sleep", "sleepMs", "ms",
+                    atMost(1.2, 1.8, "between unmounting and pinning"));
+        });
         rule("sem-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
         rule("sem-11", "05-pinning", r -> pinning(r, "native-upcall-sleep"), v -> {
             String jdk = newest(v);
