@@ -142,10 +142,34 @@ def check_outcome(where: str, record: dict, text: str) -> list[str]:
     stated = [float(x) for x in re.findall(r"(?<![\d.])\d+\.\d\d(?!\d)", text)]
     if not any(abs(x - ratio_now) <= 0.00501 for x in stated):
         problems.append(f"{where}: the sentence does not state its ratio {ratio_now:.2f}: {text[:200]}")
+    if "claim" in record:  # a claim's verdict (Claims): named in its sentence, and recomputed from its ratio's band
+        problems += check_claim(where, record, ratio_now, text)
     if met != record.get("met"):
         problems.append(f"{where}: the sentence says met={record.get('met')} but its numbers say {met}")
     if not met and NOT_EXPECTED not in text:
         problems.append(f"{where}: the run disagrees with the chapter but the sentence does not say so: {text[:200]}")
+    return problems
+
+
+def check_claim(where: str, record: dict, ratio: float, text: str) -> list[str]:
+    """A claim's verdict as Claims wrote it: its sentence starts with "id: verdict", and where the rule is one band on
+    the ratio (confirmed inside [confirmFrom, confirmTo], refuted outside [refuteBelow, refuteAbove]) the verdict is
+    the band's."""
+    claim, verdict = record["claim"], record.get("verdict")
+    problems = []
+    if f"{claim}: {verdict}" not in text:
+        problems.append(f"{where}: claim {claim}'s sentence does not state its verdict {verdict!r}: {text[:160]}")
+    bounds = [record.get(k) for k in ("confirmFrom", "confirmTo", "refuteBelow", "refuteAbove")]
+    if any(b is not None for b in bounds):
+        lo, hi, rlo, rhi = bounds
+        if (lo is None or ratio >= lo) and (hi is None or ratio <= hi):
+            now = "confirmed"
+        elif (rlo is not None and ratio < rlo) or (rhi is not None and ratio > rhi):
+            now = "refuted"
+        else:
+            now = "depends"
+        if now != verdict:
+            problems.append(f"{where}: claim {claim} says {verdict} but its ratio {ratio:.3f} says {now}")
     return problems
 
 

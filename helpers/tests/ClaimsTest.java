@@ -1,0 +1,54 @@
+package unpinned.chapters;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+public class ClaimsTest {
+    @Test
+    void theLedgerReadsQuotedFieldsWithCommasQuotesAndKorean() {
+        var rows = Claims.parseCsv("id,claim\nx-1,\"a, \"\"quoted\"\" 빠르다\"\r\nx-2,plain\n");
+        assertEquals(List.of(List.of("id", "claim"), List.of("x-1", "a, \"quoted\" 빠르다"), List.of("x-2", "plain")), rows);
+    }
+
+    @Test
+    void aBandConfirmsInsideRefutesOutsideAndDependsBetween() {
+        var band = Claims.atLeast(6.56, 1.1, "on cores");
+        assertEquals(Claims.Verdict.CONFIRMED, band.of(8.2));
+        assertEquals(Claims.Verdict.DEPENDS, band.of(3));
+        assertEquals(Claims.Verdict.REFUTED, band.of(1.0));
+        assertEquals(Claims.Verdict.REFUTED, Claims.within(0.9, 1.03).of(1.2));
+        assertEquals(Claims.Verdict.CONFIRMED, Claims.atMost(1.1).of(1.1));
+    }
+
+    @Test
+    void aClaimWhoseExperimentDidNotRunHasNoVerdict(@TempDir Path empty) {
+        var claim = new Claims.Claim("pr-1", "vt-http-pr", "01", "01-sleep-endpoint", "8.2 x", "a rule", "");
+        var d = Claims.decide(List.of(claim), empty).get(0);
+        assertEquals(Claims.Verdict.NOT_RUN, d.verdict());
+        assertTrue(d.numbers().isEmpty() && d.because().contains("01-sleep-endpoint"), d.toString());
+    }
+
+    @Test
+    void aVerdictNamesItselfAndKeepsItsNumbersAndBandForThePage() {
+        var d = Claims.decide("pr-1", Map.of("virtual", 3921.6, "platform-pool-50", 479.1));
+        assertEquals(Claims.Verdict.CONFIRMED, d.verdict());
+        assertTrue(d.sentence().startsWith("**pr-1: confirmed**") && d.sentence().contains("8.19 x"), d.sentence());
+        assertEquals("pr-1", d.outcome().values().get("claim"));
+        assertEquals(8.2 / 1.25, (double) d.outcome().values().get("confirmFrom"), 1e-9);
+    }
+
+    @Test
+    void everyTestableRowOfTheLedgerHasARuleAndEveryRuleARow() throws Exception {
+        Path csv = Path.of(System.getProperty("user.dir")).resolve("data/claims.csv");
+        if (!Files.isRegularFile(csv)) csv = unpinned.core.Course.home().resolve("data/claims.csv");
+        var testable = Claims.ledger(csv).stream().filter(Claims.Claim::testable).map(Claims.Claim::id).toList();
+        assertEquals(testable.stream().sorted().toList(), Claims.ruleIds().stream().sorted().toList());
+    }
+}

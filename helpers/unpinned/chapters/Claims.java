@@ -1,0 +1,1129 @@
+//DEPS com.google.code.gson:gson:2.11.0
+package unpinned.chapters;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import unpinned.core.Course;
+import unpinned.core.Json;
+import unpinned.core.Results;
+import unpinned.core.RunGuard;
+import unpinned.core.Show;
+import unpinned.showing.Meaning;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The claims ledger: every claim of the five sources ({@code data/claims.csv}), each with a verdict computed from
+ * this run's own saved results. One rule per testable claim, named by the claim's id, in two steps: {@code extract}
+ * reads the few numbers the claim is about from the chapter's saved results (nothing when the experiment has not run:
+ * "not run yet"); {@code decide} turns those numbers into <b>confirmed</b>, <b>refuted</b> or <b>depends</b> (on
+ * what), with one sentence written by {@link Meaning}, so the page test recomputes its ratio. A claim the course cannot
+ * test on one machine has no rule and says why in its row (untestable here).
+ *
+ * <pre>{@code
+ * Claims.show("04");   // the chapter's claims table and one sentence per verdict
+ * }</pre>
+ *
+ * <p>{@code java -cp <helpers> unpinned.chapters.Claims --results DIR} prints every claim's verdict as JSON;
+ * {@code --decide FILE} decides made-up numbers ({@code {"id": {"name": value, ...}, ...}}) without any run, which is
+ * how the tests check each rule on both sides.
+ */
+public final class Claims {
+    private Claims() {}
+
+    /** What a run says about a claim. */
+    public enum Verdict {
+        CONFIRMED("confirmed"), REFUTED("refuted"), DEPENDS("depends"), NOT_RUN("not run yet"),
+        UNTESTABLE("untestable here");
+
+        private final String words;
+
+        Verdict(String words) {
+            this.words = words;
+        }
+
+        public String words() {
+            return words;
+        }
+    }
+
+    /** One row of {@code data/claims.csv}. */
+    public record Claim(String id, String source, String chapter, String experiment, String claim, String rule,
+                        String untestable) {
+        public boolean testable() {
+            return untestable.isBlank();
+        }
+    }
+
+    /**
+     * A claim's verdict: {@code because} says on what it depends (or why it is not run / not testable), {@code numbers}
+     * the measured values the rule used, {@code outcome} the sentence ({@code null} for a count that has no ratio).
+     */
+    public record Decision(String id, Verdict verdict, String because, Map<String, Double> numbers,
+                           Meaning.Outcome outcome, String sentence) {}
+
+    /** Where a confirmed / refuted / depends verdict sits on the rule's ratio: confirmed in [lo, hi], refuted outside [rlo, rhi]. */
+    record Band(double lo, double hi, double rlo, double rhi, String dependsOn) {
+        Verdict of(double r) {
+            if (r >= lo && r <= hi) return Verdict.CONFIRMED;
+            if (r < rlo || r > rhi) return Verdict.REFUTED;
+            return Verdict.DEPENDS;
+        }
+
+        Map<String, Object> record() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("confirmFrom", finite(lo));
+            m.put("confirmTo", finite(hi));
+            m.put("refuteBelow", finite(rlo));
+            m.put("refuteAbove", finite(rhi));
+            return m;
+        }
+
+        private static Double finite(double v) {
+            return Double.isFinite(v) ? v : null;
+        }
+    }
+
+    private static final double INF = Double.POSITIVE_INFINITY;
+
+    /** Confirmed at {@code k} or more, refuted below. */
+    static Band atLeast(double k) {
+        return new Band(k, INF, k, INF, null);
+    }
+
+    /** Confirmed at {@code k} or more, depends (on {@code on}) from {@code from} to {@code k}, refuted below {@code from}. */
+    static Band atLeast(double k, double from, String on) {
+        return new Band(k, INF, from, INF, on);
+    }
+
+    /** Confirmed at most {@code k}, refuted above. */
+    static Band atMost(double k) {
+        return new Band(0, k, 0, k, null);
+    }
+
+    /** Confirmed at most {@code k}, depends (on {@code on}) from {@code k} to {@code to}, refuted above {@code to}. */
+    static Band atMost(double k, double to, String on) {
+        return new Band(0, k, 0, to, on);
+    }
+
+    /** Confirmed from {@code lo} to {@code hi}, refuted outside. */
+    static Band within(double lo, double hi) {
+        return new Band(lo, hi, lo, hi, null);
+    }
+
+    // ------------------------------------------------------------------------------------------------- the rules
+
+    /** The numbers a rule read, by name. */
+    static final class Vals {
+        final Map<String, Double> map;
+
+        Vals(Map<String, Double> map) {
+            this.map = map;
+        }
+
+        double get(String name) {
+            Double v = map.get(name);
+            if (v == null || !Double.isFinite(v)) throw new NotRun("no finite value '" + name + "' (has " + map.keySet() + ")");
+            return v;
+        }
+    }
+
+    /** What a decision found before it is named: the verdict, on what it depends, the sentence's outcome. */
+    record Found(Verdict verdict, String because, Meaning.Outcome outcome, Band band, String text) {
+        Found withBecause(String why) {
+            return new Found(verdict, why, outcome, band, text);
+        }
+    }
+
+    interface Extract {
+        Map<String, Double> from(Saved run);
+    }
+
+    interface Decide {
+        Found from(Vals v);
+    }
+
+    record Rule(String experiment, Extract extract, Decide decide) {}
+
+    /** An experiment that has not run (or recorded no such value): no verdict. */
+    static final class NotRun extends RuntimeException {
+        NotRun(String why) {
+            super(why, null, false, false);
+        }
+    }
+
+    private static final Map<String, Rule> RULES = new LinkedHashMap<>();
+
+    private static void rule(String id, String experiment, Extract extract, Decide decide) {
+        if (RULES.put(id, new Rule(experiment, extract, decide)) != null) throw new IllegalStateException("two rules for " + id);
+    }
+
+    /** The claim ids that have a rule, in order. */
+    public static List<String> ruleIds() {
+        return List.copyOf(RULES.keySet());
+    }
+
+    /** The experiment a rule reads. */
+    public static String experimentOf(String id) {
+        return RULES.get(id).experiment();
+    }
+
+    // A comparison of a against b (ratio a / b), decided by the band.
+    static Found compare(Vals v, String measure, String a, String aKey, String b, String bKey, String unit, Band band) {
+        Meaning.Outcome o = Meaning.compare(measure, a, v.get(aKey), b, v.get(bKey), unit, 0.05, null, null);
+        return found(o, band);
+    }
+
+    // A value as a share of a reference (ratio value / reference), decided by the band.
+    static Found share(Vals v, String subject, String key, String refName, String refKey, String unit, Band band) {
+        Meaning.Outcome o = Meaning.share(subject, v.get(key), refName, v.get(refKey), unit, Double.NaN, null);
+        return found(o, band);
+    }
+
+    // A time against its floor (ratio time / floor), decided by the band.
+    static Found times(Vals v, String subject, String key, String floorName, String floorKey, String unit, Band band) {
+        Meaning.Outcome o = Meaning.times(subject, v.get(key), floorName, v.get(floorKey), unit, Double.NaN, null);
+        return found(o, band);
+    }
+
+    static Found found(Meaning.Outcome o, Band band) {
+        Verdict verdict = band.of(ratio(o));
+        return new Found(verdict, verdict == Verdict.DEPENDS ? band.dependsOn() : null, o, band, null);
+    }
+
+    static double ratio(Meaning.Outcome o) {
+        return ((Number) o.values().get("ratio")).doubleValue();
+    }
+
+    static Found with(Found f, Verdict verdict, String because) {
+        return new Found(verdict, because, f.outcome(), null, f.text());
+    }
+
+    static Found counted(Verdict verdict, String text) {
+        return new Found(verdict, null, null, null, text);
+    }
+
+    static Map<String, Double> vals(Object... nameValue) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (int i = 0; i < nameValue.length; i += 2) m.put((String) nameValue[i], ((Number) nameValue[i + 1]).doubleValue());
+        return m;
+    }
+
+    private static final String QUEUE = "on users per thread: the queue holds U / P - 1 services";
+    private static final String JDK = "on the JDK: since JDK 24 (JEP 491) a thread in synchronized unmounts";
+
+    static {
+        // -------------------------------------------------------------------------------------- vt-jmh-blog
+        rule("jmh-1", "01-io-bound", r -> vals("virtual", r.num("01-io-bound", "executor", "virtual", "measuredMs"),
+                        "pool200", r.num("01-io-bound", "executor", "fixed-200", "measuredMs"),
+                        "pool8", r.num("01-io-bound", "executor", "fixed-8", "measuredMs")),
+                v -> {
+                    Found f = compare(v, "time for 500 sleeps", "the pool of 200", "pool200", "virtual threads", "virtual",
+                            "ms", atLeast(1.0));
+                    boolean ordered = v.get("virtual") < v.get("pool200") && v.get("pool200") < v.get("pool8");
+                    return with(f, ordered ? Verdict.CONFIRMED : Verdict.REFUTED, null);
+                });
+        rule("jmh-2", "01-io-bound", r -> vals("virtual", r.num("01-io-bound", "executor", "virtual", "measuredMs"),
+                        "floor", r.num("01-io-bound", "executor", "virtual", "boundMs")),
+                v -> times(v, "500 sleeps on virtual threads", "virtual", "one sleep", "floor", "ms", atMost(1.2)));
+        rule("jmh-3", "01-io-bound", r -> vals("pool8", r.num("01-io-bound", "executor", "fixed-8", "measuredMs"),
+                        "pool8Bound", r.num("01-io-bound", "executor", "fixed-8", "boundMs"),
+                        "pool200", r.num("01-io-bound", "executor", "fixed-200", "measuredMs"),
+                        "pool200Bound", r.num("01-io-bound", "executor", "fixed-200", "boundMs")),
+                v -> {
+                    boolean eightWorse = v.get("pool8") / v.get("pool8Bound") >= v.get("pool200") / v.get("pool200Bound");
+                    return eightWorse
+                            ? times(v, "the pool of 8", "pool8", "its ceil(N/P) x 50 ms", "pool8Bound", "ms", atMost(1.2))
+                            : times(v, "the pool of 200", "pool200", "its ceil(N/P) x 50 ms", "pool200Bound", "ms", atMost(1.2));
+                });
+        rule("jmh-4", "01-cpu-bound", r -> vals("pool", r.num("01-cpu-bound", "executor", "fixed-cores", "measuredMs"),
+                        "virtual", r.num("01-cpu-bound", "executor", "virtual", "measuredMs")),
+                v -> compare(v, "time for the CPU batch", "the pool sized to the cores", "pool", "virtual threads",
+                        "virtual", "ms", atMost(1.10)));
+        rule("jmh-5", "01-cpu-bound", r -> vals("pool", r.num("01-cpu-bound", "executor", "fixed-cores", "measuredMs"),
+                        "virtual", r.num("01-cpu-bound", "executor", "virtual", "measuredMs")),
+                v -> compare(v, "time for the CPU batch", "virtual threads", "virtual", "the pool sized to the cores",
+                        "pool", "ms", atLeast(1.02, 0.98, "within 2 %: this run's noise decides")));
+        rule("jmh-6", "04-carrier-scaling", r -> vals("oneCarrier", r.num("04-carrier-scaling", "carriers", "1", "cpuWallMinMs"),
+                        "twoCarriers", r.num("04-carrier-scaling", "carriers", "2", "cpuWallMinMs")),
+                v -> compare(v, "CPU batch time", "1 carrier", "oneCarrier", "2 carriers", "twoCarriers", "ms",
+                        atMost(2 * 1.05)));
+        rule("jmh-7", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
+        rule("jmh-8", "03-one-thread-scheduler", r -> vals("oneThread", r.top("03-one-thread-scheduler", "oneThreadMs"),
+                        "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
+                v -> times(v, "10,000 sleepers on one thread", "oneThread", "one sleep", "sleep", "ms", atMost(1.5)));
+        rule("jmh-9", "02-order-sweep", r -> r.atTopUsers("02-order-sweep", "impl", "throughput", "virtual", "pool"),
+                v -> compare(v, "throughput at the most users", "virtual threads", "virtual", "the pool of 200", "pool",
+                        "orders/s", atLeast(1.5, 1.1, "on users: no gain while the users fit in the pool")));
+        rule("jmh-10", "03-thread-cost", r -> {
+                    JsonObject most = r.maxBy(r.rows("03-thread-cost", "kind", "virtual"), "threads");
+                    return vals("osThreads", num(most, "liveThreads"), "virtualThreads", num(most, "threads"));
+                },
+                v -> share(v, "OS threads alive", "osThreads", "the parked virtual threads", "virtualThreads", "threads",
+                        atMost(0.01)));
+
+        // -------------------------------------------------------------------------------------- vt-http-pr
+        rule("pr-1", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "throughput", "virtual", "platform-pool-50"),
+                v -> compare(v, "throughput", "virtual threads", "virtual", "the pool of 50", "platform-pool-50", "req/s",
+                        atLeast(8.2 / 1.25, 1.1, "on cores: a virtual server short of CPU stays under its Little bound")));
+        rule("pr-2", "01-sleep-endpoint", r -> vals("pool", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "throughput"),
+                        "bound", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "boundThroughput")),
+                v -> share(v, "the pool of 50", "pool", "its Little bound", "bound", "req/s", within(0.90, 1.03)));
+        rule("pr-3", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "meanMs", "platform-pool-50", "virtual"),
+                v -> compare(v, "mean latency", "the pool of 50", "platform-pool-50", "virtual threads", "virtual", "ms",
+                        atLeast(9.3 / 1.25, 1.1, QUEUE)));
+        rule("pr-4", "06-pull-request", r -> r.pair("06-pull-request", "mode", "maxMs", "Tomcat 50", "virtual threads"),
+                v -> compare(v, "max latency", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
+                        atLeast(6.4 / 1.25, 1.1, "on the users and the pool size")));
+        rule("pr-5", "06-pull-request", r -> r.pair("06-pull-request", "mode", "stdDevMs", "Tomcat 50", "virtual threads"),
+                v -> compare(v, "latency std dev", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
+                        atLeast(20 / 1.25, 1.1, "on the users and the pool size")));
+        rule("pr-6", "06-pull-request", r -> r.pair("06-pull-request", "mode", "minMs", "Tomcat 50", "virtual threads"),
+                v -> compare(v, "min latency", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
+                        within(1 / 1.1, 1.1)));
+        rule("pr-7", "06-pull-request", r -> r.pair("06-pull-request", "mode", "errors", "Tomcat 50", "virtual threads"),
+                v -> {
+                    double a = v.get("Tomcat 50"), b = v.get("virtual threads");
+                    return counted(a == 0 && b == 0 ? Verdict.CONFIRMED : Verdict.REFUTED, String.format(Locale.ROOT,
+                            "**This run:** %s errors on Tomcat 50, %s on virtual threads.", count(a), count(b)));
+                });
+        rule("pr-8", "06-pull-request", r -> vals("users", r.num("06-pull-request", "mode", "Tomcat 50", "users"),
+                        "errors", r.num("06-pull-request", "mode", "Tomcat 50", "errors")),
+                v -> {
+                    double users = v.get("users"), errors = v.get("errors");
+                    String text = String.format(Locale.ROOT, "**This run:** Tomcat 50 with %s users (150 is its 50 threads"
+                            + " + accept-count 100): %s errors.", count(users), count(errors));
+                    if (users <= 150) return counted(Verdict.DEPENDS, text).withBecause("on users: 150 or fewer ran");
+                    return counted(errors > 0 ? Verdict.CONFIRMED : Verdict.REFUTED, text);
+                });
+        rule("pr-9", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
+                        "rssBytesPerThread"), "stack", 1024.0 * 1024),
+                v -> share(v, "a platform thread's resident memory", "rss", "1 MiB", "stack", "B", atLeast(0.5)));
+        rule("pr-10", "03-stack-depth", Claims::heapByDepth, v -> {
+            Map<String, Double> depths = new TreeMap<>();
+            v.map.forEach((k, x) -> {
+                if (k.startsWith("depth ")) depths.put(k, x);
+            });
+            if (depths.isEmpty()) throw new NotRun("no stack depth measured");
+            long under = depths.values().stream().filter(x -> x < 1024).count();
+            String shallowest = depths.keySet().stream().min(Comparator.comparingInt(k -> Integer.parseInt(k.substring(6)))).get();
+            Found f = share(v, "a parked virtual thread at " + shallowest, shallowest, "1 KiB", "kib", "B", atMost(1.0));
+            Verdict verdict = under == depths.size() ? Verdict.CONFIRMED : under == 0 ? Verdict.REFUTED : Verdict.DEPENDS;
+            return with(f, verdict, verdict == Verdict.DEPENDS ? "on stack depth: under 1 KiB at " + under + " of "
+                    + depths.size() + " depths" : null);
+        });
+        rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
+                v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
+                        "MB", atMost(0.9, 1.1, "within 10 %")));
+        rule("pr-12", "01-sleep-endpoint", r -> vals("throughput", r.num("01-sleep-endpoint", "executor", "virtual", "throughput"),
+                        "meanMs", r.num("01-sleep-endpoint", "executor", "virtual", "meanMs"), "claimed", 5000),
+                v -> {
+                    Map<String, Double> m = new LinkedHashMap<>(v.map);
+                    m.put("inFlight", v.get("throughput") * v.get("meanMs") / 1000);
+                    return share(new Vals(m), "requests in flight (throughput x mean latency)", "inFlight",
+                            "the 5,000 claimed", "claimed", "virtual threads", atLeast(1.0));
+                });
+        rule("pr-13", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
+        rule("pr-14", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
+                v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
+                        new Band(1.1 + 1e-9, INF, 1.1 + 1e-9, INF, null)));
+        rule("pr-15", "04-cpu-endpoint", r -> r.pair("04-cpu-endpoint", "server", "throughput", "virtual threads", "pool of 200"),
+                v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "the pool of 200",
+                        "pool of 200", "req/s", atMost(1.10)));
+        rule("pr-16", "06-framework-cost", r -> vals(
+                        "virtual", r.num2("06-framework-cost", "server", "Spring Boot", "mode", "virtual threads", "throughput"),
+                        "tomcat", r.num2("06-framework-cost", "server", "Spring Boot", "mode", "Tomcat 50", "throughput")),
+                v -> compare(v, "Spring Boot throughput", "the property on", "virtual", "Tomcat 50", "tomcat", "req/s",
+                        atLeast(3, 1.1, "on users over threads")));
+        rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
+        rule("pr-20", "07-pool-cap", r -> {
+                    JsonObject top = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
+                    return vals("throughput", num(top, "throughput"), "bound", num(top, "bound"));
+                },
+                v -> share(v, "unguarded queries", "throughput", "the pool's bound P / query time", "bound", "queries/s",
+                        atLeast(0.9)));
+
+        // -------------------------------------------------------------------------------------- vt-seminar-blog
+        rule("sem-1", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
+                        "rssBytesPerThread"), "stack", 2.0 * 1024 * 1024),
+                v -> share(v, "a platform thread's resident memory", "rss", "2 MiB", "stack", "B", atLeast(0.5)));
+        rule("sem-2", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
+                v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
+                        atLeast(3.8 / 1.25, 1.1, "on how often carriers run out of work and park in the kernel")));
+        rule("sem-3", "03-context-switches", r -> r.pair("03-context-switches", "kind", "userToKernel", "virtual", "platform"),
+                v -> compare(v, "user:kernel CPU time", "virtual threads", "virtual", "platform threads", "platform",
+                        ": 1", atLeast(6.2 / 1.3 / 1.25, 1.1, "on the JDK's and the kernel's own work")));
+        rule("sem-4", "03-context-switches", r -> vals("voluntary", r.num("03-context-switches", "kind", "virtual", "voluntary"),
+                        "sleeps", r.num("03-context-switches", "kind", "platform", "minimumVoluntary")),
+                v -> share(v, "voluntary switches of the virtual run", "voluntary", "its blocking sleeps", "sleeps",
+                        "switches", atMost(0.5)));
+        rule("sem-5", "06-seminar", r -> {
+                    JsonObject top = r.maxBy(r.rows("06-seminar", "experiment", "io", "mode", "Tomcat 200"), "users");
+                    return vals("tomcat", num(top, "throughput"), "bound", num(top, "bound"));
+                },
+                v -> share(v, "Tomcat 200 on the I/O endpoint", "tomcat", "its Little bound", "bound", "req/s",
+                        within(0.90, 1.03)));
+        rule("sem-6", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "throughput", "virtual threads", "Tomcat 200",
+                        "experiment", "io"),
+                v -> compare(v, "I/O endpoint throughput", "virtual threads", "virtual threads", "Tomcat 200", "Tomcat 200",
+                        "req/s", atLeast(4.6 / 1.25, 1.1, "on users: the lead is at most users / 200")));
+        rule("sem-7", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "meanMs", "Tomcat 200", "virtual threads",
+                        "experiment", "io"),
+                v -> compare(v, "I/O endpoint mean latency", "Tomcat 200", "Tomcat 200", "virtual threads",
+                        "virtual threads", "ms", atLeast(4.9 / 1.25, 1.1, QUEUE)));
+        rule("sem-8", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "throughput", "virtual threads", "Tomcat 200",
+                        "experiment", "cpu"),
+                v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "Tomcat 200",
+                        "Tomcat 200", "req/s", atMost(0.97, 1.03, "a tie within 3 %: this run's noise")));
+        rule("sem-9", "06-seminar", r -> {
+                    // a CPU bound is cores / CPU per request, so CPU per request = cores / bound
+                    Map<String, Double> b = r.atTopUsers("06-seminar", "mode", "bound", "virtual threads", "Tomcat 200",
+                            "experiment", "cpu");
+                    double cores = r.cores("06-seminar");
+                    return vals("virtual threads", 1e3 * cores / b.get("virtual threads"),
+                            "Tomcat 200", 1e3 * cores / b.get("Tomcat 200"), "users", b.get("users"));
+                },
+                v -> compare(v, "CPU per request on the CPU endpoint", "virtual threads", "virtual threads", "Tomcat 200",
+                        "Tomcat 200", "ms", atLeast(1.03, 0.97, "within 3 %")));
+        rule("sem-29", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "meanMs", "virtual threads", "Tomcat 200",
+                        "experiment", "cpu"),
+                v -> compare(v, "CPU endpoint mean latency", "virtual threads", "virtual threads", "Tomcat 200",
+                        "Tomcat 200", "ms", atLeast(1.03, 0.97, "a tie within 3 %: this run's noise")));
+        rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
+            String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
+                    .orElseThrow(() -> new NotRun("no JDK measured"));
+            return times(v, "two sleeps with nothing held on " + slowest, slowest, "one sleep", "sleepMs", "ms",
+                    atMost(1.2, 1.8, "between unmounting and pinning"));
+        });
+        rule("sem-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
+        rule("sem-11", "05-pinning", r -> pinning(r, "native-upcall-sleep"), v -> {
+            String jdk = newest(v);
+            return times(v, "two sleeps inside a native frame on " + jdk, jdk, "one sleep", "sleepMs", "ms",
+                    atLeast(1.8, 1.2, "on what else blocks"));
+        });
+        rule("sem-12", "05-pinning", r -> pinning(r, "reentrant-lock"), v -> {
+            String jdk = oldest(v);
+            return times(v, "two sleeps holding a ReentrantLock on " + jdk, jdk, "one sleep", "sleepMs", "ms",
+                    atMost(1.2, 1.8, "between unmounting and pinning"));
+        });
+        rule("sem-14", "01-sleep-endpoint", r -> vals("pool", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "meanMs"),
+                        "virtual", r.num("01-sleep-endpoint", "executor", "virtual", "meanMs"),
+                        "sleep", r.num("01-sleep-endpoint", "executor", "virtual", "sleepMs")),
+                v -> {
+                    Found f = compare(v, "mean latency", "the pool of 50", "pool", "virtual threads", "virtual", "ms",
+                            atMost(1.1));
+                    double service = v.get("virtual") / v.get("sleep");
+                    if (service < 0.97) return with(f, Verdict.REFUTED, null);
+                    if (f.verdict() == Verdict.CONFIRMED) return f;
+                    return with(f, Verdict.DEPENDS, String.format(Locale.ROOT, "on whether requests queue for threads:"
+                            + " the pool's extra mean is its queue, while virtual threads still take %.2f x the sleep",
+                            service));
+                });
+        rule("sem-15", "03-stack-depth", Claims::heapByDepth, v -> {
+            List<String> keys = v.map.keySet().stream().filter(k -> k.startsWith("depth "))
+                    .sorted(Comparator.comparingInt(k -> Integer.parseInt(k.substring(6)))).toList();
+            if (keys.size() < 2) throw new NotRun("fewer than two stack depths measured");
+            return compare(v, "heap per parked virtual thread", keys.get(keys.size() - 1), keys.get(keys.size() - 1),
+                    keys.get(0), keys.get(0), "B", atLeast(2, 1.1, "on how deep the stacks are"));
+        });
+        rule("sem-16", "03-one-thread-scheduler", r -> vals("virtual", r.top("03-one-thread-scheduler", "virtualThreadsMs"),
+                        "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
+                v -> times(v, "10,000 sleeping virtual threads", "virtual", "one sleep", "sleep", "ms", atMost(1.5)));
+        rule("sem-17", "s27-which-queue", r -> queues(r, "start-virtual"),
+                v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
+                        atLeast(0.5)));
+        rule("sem-18", "s27-which-queue", r -> queues(r, "unpark-virtual"),
+                v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
+                        atLeast(0.5)));
+        rule("sem-19", "04-carrier-timeline", r -> {
+                    JsonObject t = r.top("04-carrier-timeline");
+                    JsonObject u = t.getAsJsonObject("unbalanced");
+                    if (u == null) throw new NotRun("04-carrier-timeline has no unbalanced run");
+                    return vals("stolenShare", num(u, "stolenShare"), "predicted", num(t, "parallelism") <= 1 ? 0
+                            : (num(t, "parallelism") - 1) / num(t, "parallelism"));
+                },
+                v -> {
+                    if (v.get("predicted") == 0) {
+                        return counted(Verdict.DEPENDS, "**This run:** one carrier, nothing to steal from.")
+                                .withBecause("on cores: one carrier has no one to steal from");
+                    }
+                    return share(v, "tasks run on another carrier than their spawner's", "stolenShare",
+                            "the prediction (P - 1) / P", "predicted", "of the tasks", atLeast(0.5));
+                });
+        rule("sem-20", "02-order-sweep", r -> {
+                    JsonObject top = r.maxBy(r.rows("02-order-sweep", "impl", "pool"), "users");
+                    return vals("pool", num(top, "throughput"), "bound", num(top, "littleBoundThroughput"));
+                },
+                v -> share(v, "the pool of 200 at the most users", "pool", "its Little bound", "bound", "orders/s",
+                        within(0.90, 1.03)));
+        rule("sem-21", "02-order-sweep", r -> {
+                    Map<String, Double> m = r.atTopUsers("02-order-sweep", "impl", "throughput", "reactive", "pool");
+                    m.putAll(prefixed("threads ", r.atTopUsers("02-order-sweep", "impl", "serverLiveThreads", "reactive", "pool")));
+                    return m;
+                },
+                v -> {
+                    Found f = compare(v, "throughput at the most users", "reactive", "reactive", "the pool of 200", "pool",
+                            "orders/s", atLeast(1.5, 1.1, "on users: no gain while the users fit in the pool"));
+                    if (v.get("threads reactive") >= v.get("threads pool")) return with(f, Verdict.REFUTED, null);
+                    return f;
+                });
+        rule("sem-22", "02-stack-traces", r -> vals(
+                        "reactive", r.num("02-stack-traces", "version", "reactive", "framesInOurCode"),
+                        "blocking", r.num("02-stack-traces", "version", "blocking, virtual threads", "framesInOurCode")),
+                v -> share(v, "the reactive trace's frames in our code", "reactive", "the blocking trace's", "blocking",
+                        "frames", atMost(0.75, 1.0 - 1e-9, "on how much of the path the reactive chain keeps")));
+        rule("sem-23", "07-pool-cap", r -> {
+                    JsonObject top = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
+                    return vals("users", num(top, "users"), "timeouts", num(top, "timeouts"), "share", num(top, "timeoutShare"));
+                },
+                v -> counted(v.get("timeouts") > 0 ? Verdict.CONFIRMED : Verdict.REFUTED, String.format(Locale.ROOT,
+                        "**This run:** unguarded, %s users: %s attempts timed out waiting for a connection (%.0f %%).",
+                        count(v.get("users")), count(v.get("timeouts")), 100 * v.get("share"))));
+        rule("sem-24", "07-pool-cap", r -> {
+                    JsonObject none = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
+                    JsonObject sem = r.maxBy(r.rows("07-pool-cap", "run", "semaphore"), "users");
+                    return vals("semaphore", num(sem, "throughput"), "none", num(none, "throughput"),
+                            "timeouts", num(sem, "timeouts"));
+                },
+                v -> {
+                    Found f = compare(v, "throughput", "the semaphore", "semaphore", "no guard", "none", "queries/s",
+                            atLeast(0.9));
+                    return v.get("timeouts") > 0 ? with(f, Verdict.REFUTED, null) : f;
+                });
+        rule("sem-25", "07-scoped-values", r -> r.pair("07-scoped-values", "mode", "heapUsedMb", "threadlocal", "scopedvalue"),
+                v -> compare(v, "heap used", "ThreadLocal copies", "threadlocal", "a ScopedValue", "scopedvalue", "MB",
+                        atLeast(1.25, 1.05, "on how big each thread's copy is")));
+
+        // -------------------------------------------------------------------------------------- vt-webflux-blog
+        rule("flux-1", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "throughput",
+                        "spring-webflux", "spring-mvc-virtual"),
+                v -> compare(v, "throughput", "WebFlux", "spring-webflux", "Spring MVC + virtual threads",
+                        "spring-mvc-virtual", "orders/s", atLeast(1.0, 0.97, "a tie within 3 %")));
+        rule("flux-2", "02-order-sweep", Claims::reactiveLeadByUsers,
+                v -> compare(v, "reactive's lead over virtual threads", "at the most users", "top", "one level below",
+                        "below", "x", atLeast(1.01, 0.99, "within 1 %: this run's noise")));
+        rule("flux-3", "02-order-sweep", r -> {
+                    List<JsonObject> rows = r.rows("02-order-sweep", "impl", "virtual");
+                    rows.sort(Comparator.comparingDouble(o -> num(o, "users")));
+                    if (rows.size() < 2) throw new NotRun("fewer than two user levels for virtual threads");
+                    JsonObject top = rows.get(rows.size() - 1), below = rows.get(rows.size() - 2);
+                    return vals("top", num(top, "throughput"), "below", num(below, "throughput"),
+                            "cpuBound", num(top, "cpuBoundThroughput"));
+                },
+                v -> {
+                    Found f = compare(v, "virtual threads' throughput", "at the most users", "top", "one level below",
+                            "below", "orders/s", atMost(0.97));
+                    if (f.verdict() == Verdict.CONFIRMED || v.get("top") >= 0.9 * v.get("cpuBound")) return f;
+                    return with(f, Verdict.DEPENDS, String.format(Locale.ROOT, "on cores: the fall starts where the CPU"
+                            + " is full, and this run's top level used %.2f of its CPU bound", v.get("top") / v.get("cpuBound")));
+                });
+        rule("flux-4", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "meanMs",
+                        "spring-webflux", "spring-mvc-virtual"),
+                v -> compare(v, "mean latency", "WebFlux", "spring-webflux", "Spring MVC", "spring-mvc-virtual", "ms",
+                        within(0.9, 1.1)));
+        rule("flux-5", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "p99Ms",
+                        "spring-mvc-virtual", "spring-webflux"),
+                v -> compare(v, "p99 latency", "Spring MVC", "spring-mvc-virtual", "WebFlux", "spring-webflux", "ms",
+                        atLeast(1.1)));
+        rule("flux-6", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "serverRssMb",
+                        "spring-webflux", "spring-mvc-virtual"),
+                v -> compare(v, "server resident memory", "WebFlux", "spring-webflux", "Spring MVC",
+                        "spring-mvc-virtual", "MB", atMost(0.9)));
+        rule("flux-7", "02-order-sweep", r -> r.atTopUsers("02-order-sweep", "impl", "throughput", "virtual", "reactive"),
+                v -> compare(v, "throughput at the most users", "virtual threads", "virtual", "reactive", "reactive",
+                        "orders/s", atLeast(0.9)));
+        rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
+        rule("flux-11", "04-jfr", r -> vals("pinned", r.top("04-jfr", "pinnedTotal"), "pins", r.top("04-jfr", "pins")),
+                v -> share(v, "jdk.VirtualThreadPinned events", "pinned", "the pins made", "pins", "events",
+                        atLeast(1.0, 1e-9, "on the event's 20 ms threshold")));
+        rule("flux-12", "03-thread-cost", r -> {
+                    JsonObject most = r.maxBy(r.rows("03-thread-cost", "kind", "virtual"), "threads");
+                    return vals("threads", num(most, "threads"), "osThreads", num(most, "liveThreads"), "claimed", 100_000);
+                },
+                v -> {
+                    Found f = share(v, "virtual threads held at once", "threads", "100,000", "claimed", "threads",
+                            atLeast(1.0, 0, "on the profile: fewer were started"));
+                    double perThread = v.get("osThreads") / v.get("threads");
+                    if (perThread >= 0.5) return with(f, Verdict.REFUTED, null);
+                    if (f.verdict() == Verdict.CONFIRMED && perThread >= 0.01) {
+                        return with(f, Verdict.DEPENDS, "on the OS threads they needed");
+                    }
+                    return f;
+                });
+
+        // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
+        rule("jpa-1", "06-jdk25-post", r -> r.pair("06-jdk25-post", "mode", "throughput", "virtual threads", "Tomcat 10"),
+                v -> compare(v, "throughput", "virtual threads", "virtual threads", "Tomcat 10", "Tomcat 10", "req/s",
+                        atLeast(19.6 / 1.25, 1.1, "on users over threads")));
+        rule("jpa-2", "06-jdk25-post", r -> vals("virtual", r.num("06-jdk25-post", "mode", "virtual threads", "throughput"),
+                        "bound", r.num("06-jdk25-post", "mode", "virtual threads", "bound")),
+                v -> share(v, "virtual threads", "virtual", "their Little bound (users / 1 s)", "bound", "req/s",
+                        atLeast(0.9)));
+        rule("jpa-3", "06-jdk25-post", r -> vals("tomcat", r.num("06-jdk25-post", "mode", "Tomcat 10", "throughput"),
+                        "bound", r.num("06-jdk25-post", "mode", "Tomcat 10", "bound")),
+                v -> share(v, "Tomcat 10", "tomcat", "its Little bound 10 / 1 s", "bound", "req/s", within(0.90, 1.03)));
+        rule("jpa-4", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "throughput", "virtual", "fixed-leak"),
+                v -> compare(v, "throughput", "the virtual executor", "virtual", "a new fixed pool per request",
+                        "fixed-leak", "req/s", atLeast(1.35 / 1.25)));
+        rule("jpa-5", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "liveThreadsAfter", "fixed-leak", "virtual"),
+                v -> compare(v, "live threads after", "the leaking fixed pools", "fixed-leak", "the virtual executor",
+                        "virtual", "threads", atLeast(10)));
+        rule("jpa-6", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "liveThreadsAfter", "fixed-closed", "fixed-leak"),
+                v -> compare(v, "live threads after", "fixed pools shut down", "fixed-closed", "fixed pools left open",
+                        "fixed-leak", "threads", atLeast(0.5, 0.1, "on how many pools are left open")));
+        rule("jpa-7", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "cpuMsPerRequest", "fixed-leak", "virtual"),
+                v -> compare(v, "CPU per request", "the leaking fixed pools", "fixed-leak", "the virtual executor",
+                        "virtual", "ms", atLeast(1.05)));
+        rule("jpa-8", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "heapUsedMb", "fixed-leak", "virtual"),
+                v -> compare(v, "heap used after", "the leaking fixed pools", "fixed-leak", "the virtual executor",
+                        "virtual", "MB", atLeast(1.1)));
+        rule("jpa-9", "06-pull-request", r -> r.pair("06-pull-request", "mode", "serverLiveThreads", "virtual threads", "Tomcat 50"),
+                v -> compare(v, "server live threads", "virtual threads", "virtual threads", "Tomcat 50", "Tomcat 50",
+                        "threads", atMost(0.5)));
+        rule("jpa-10", "05-pinning", r -> {
+                    Map<String, Double> m = pinning(r, "synchronized-sleep");
+                    m.putAll(prefixed("events ", pinnedEvents(r, "synchronized-sleep")));
+                    return m;
+                },
+                v -> {
+                    String jdk = newest(v);
+                    if (Integer.parseInt(jdk.substring(4)) < 24) throw new NotRun("no JDK 24 or newer measured");
+                    Found f = times(v, "two sleeps inside synchronized on " + jdk, jdk, "one sleep", "sleepMs", "ms",
+                            atMost(1.2, 1.8, "between unmounting and pinning"));
+                    if (v.map.getOrDefault("events " + jdk, 0.0) > 0) return with(f, Verdict.REFUTED, null);
+                    return f;
+                });
+    }
+
+    // ------------------------------------------------------------------------------------------ shared rule parts
+
+    private static Map<String, Double> parallelismAndCores(Saved r) {
+        JsonObject t = r.top("04-carrier-timeline");
+        return vals("parallelism", num(t, "parallelism"), "cores", num(t, "cores"));
+    }
+
+    private static Found carriersAreCores(Vals v) {
+        return share(v, "the default scheduler's parallelism", "parallelism", "the cores", "cores", "carriers",
+                within(1.0, 1.0));
+    }
+
+    private static Map<String, Double> heapByDepth(Saved r) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (JsonObject o : r.rows("03-stack-depth", "kind", "virtual")) {
+            m.put("depth " + (int) num(o, "depth"), num(o, "heapBytesPerThread"));
+        }
+        m.put("kib", 1024.0);
+        return m;
+    }
+
+    private static Map<String, Double> reactiveLeadByUsers(Saved r) {
+        Map<Double, Double> vt = new TreeMap<>(), rx = new TreeMap<>();
+        for (JsonObject o : r.rows("02-order-sweep")) {
+            String impl = str(o, "impl");
+            if (impl.equals("virtual")) vt.put(num(o, "users"), num(o, "throughput"));
+            if (impl.equals("reactive")) rx.put(num(o, "users"), num(o, "throughput"));
+        }
+        List<Double> users = vt.keySet().stream().filter(rx::containsKey).sorted().toList();
+        if (users.size() < 2) throw new NotRun("fewer than two user levels with both reactive and virtual threads");
+        double top = users.get(users.size() - 1), below = users.get(users.size() - 2);
+        return vals("top", rx.get(top) / vt.get(top), "below", rx.get(below) / vt.get(below), "topUsers", top,
+                "belowUsers", below);
+    }
+
+    // Per JDK: the time two threads took for one sleep each on one carrier, doing `operation`; and the sleep.
+    private static Map<String, Double> pinning(Saved r, String operation) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        double sleep = Double.NaN;
+        for (JsonObject o : r.rows("05-pinning", "operation", operation)) {
+            double ms = num(o, "elapsedMs", Double.NaN);
+            if (Double.isNaN(ms)) continue; // this JDK can't run it (e.g. FFM upcalls on 21)
+            m.put("JDK " + feature(str(o, "jdk")), ms);
+            sleep = num(o, "sleepMs");
+        }
+        if (m.isEmpty()) throw new NotRun("05-pinning measured no '" + operation + "' on any JDK");
+        m.put("sleepMs", sleep);
+        return m;
+    }
+
+    private static Map<String, Double> pinnedEvents(Saved r, String operation) {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (JsonObject o : r.rows("05-pinning", "operation", operation)) {
+            double events = num(o, "pinnedEvents", Double.NaN);
+            if (!Double.isNaN(events)) m.put("JDK " + feature(str(o, "jdk")), events);
+        }
+        return m;
+    }
+
+    private static int feature(String jdkLabel) {
+        Matcher m = Pattern.compile("(\\d+)").matcher(jdkLabel);
+        if (!m.find()) throw new NotRun("a JDK label without a version: " + jdkLabel);
+        return Integer.parseInt(m.group(1));
+    }
+
+    private static List<String> jdks(Vals v) {
+        return v.map.keySet().stream().filter(k -> k.matches("JDK \\d+"))
+                .sorted(Comparator.comparingInt(k -> Integer.parseInt(k.substring(4)))).toList();
+    }
+
+    private static String oldest(Vals v) {
+        List<String> j = jdks(v);
+        if (j.isEmpty()) throw new NotRun("no JDK measured");
+        return j.get(0);
+    }
+
+    private static String newest(Vals v) {
+        List<String> j = jdks(v);
+        if (j.isEmpty()) throw new NotRun("no JDK measured");
+        return j.get(j.size() - 1);
+    }
+
+    // "synchronized doubles the time on one carrier": true on JDK 21-23, not on 24+ (JEP 491)
+    private static Found pinsOnOldJdks(Vals v, String what) {
+        List<String> jdks = jdks(v);
+        if (jdks.isEmpty()) throw new NotRun("no JDK measured");
+        double sleep = v.get("sleepMs");
+        List<String> pins = new ArrayList<>(), unmounts = new ArrayList<>(), between = new ArrayList<>();
+        for (String j : jdks) {
+            double x = v.get(j) / sleep;
+            (x >= 1.8 ? pins : x <= 1.2 ? unmounts : between).add(j);
+        }
+        Found f = times(v, "two sleeps inside " + what + " on " + jdks.get(0), jdks.get(0), "one sleep", "sleepMs", "ms",
+                atLeast(1.8, 1.2, JDK));
+        StringBuilder others = new StringBuilder();
+        for (String j : jdks.subList(1, jdks.size())) {
+            others.append(String.format(Locale.ROOT, " On %s: %.2f x (%s ms).", j, v.get(j) / sleep, count(v.get(j))));
+        }
+        String text = f.outcome().text() + others;
+        Verdict verdict;
+        String because = null;
+        if (!between.isEmpty()) {
+            verdict = Verdict.DEPENDS;
+            because = "on the JDK: " + String.join(", ", between) + " between pinning and unmounting";
+        } else if (unmounts.isEmpty()) {
+            verdict = Verdict.CONFIRMED;
+        } else if (pins.isEmpty()) {
+            verdict = Verdict.REFUTED;
+        } else {
+            boolean oldPin = pins.stream().allMatch(j -> Integer.parseInt(j.substring(4)) < 24);
+            verdict = Verdict.DEPENDS;
+            because = (oldPin ? JDK : "on the JDK") + "; pins on " + String.join(", ", pins) + ", not on "
+                    + String.join(", ", unmounts);
+        }
+        return new Found(verdict, because, f.outcome(), null, text);
+    }
+
+    private static Map<String, Double> queues(Saved r, String path) {
+        JsonObject q = r.top("s27-which-queue");
+        for (JsonObject p : objects(q.get("paths"))) {
+            if (path.equals(str(p, "path"))) {
+                double worker = num(p, "workerQueueMax"), sub = num(p, "submissionsMax");
+                if (worker + sub == 0) throw new NotRun("s27-which-queue saw nothing queued on '" + path + "'");
+                return vals("worker", worker, "submissions", sub, "total", worker + sub);
+            }
+        }
+        throw new NotRun("s27-which-queue has no path '" + path + "'");
+    }
+
+    private static Map<String, Double> prefixed(String prefix, Map<String, Double> m) {
+        Map<String, Double> out = new LinkedHashMap<>();
+        m.forEach((k, v) -> out.put(prefix + k, v));
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------ reading a run
+
+    /** A run's saved results: a results folder ({@code <exp>/<stamp>.json}, the newest) or a reference run ({@code <exp>.json}). */
+    static final class Saved {
+        private final Path dir;
+        private final Map<String, Optional<JsonObject>> cache = new LinkedHashMap<>();
+
+        Saved(Path dir) {
+            this.dir = dir;
+        }
+
+        private JsonObject doc(String experiment) {
+            Optional<JsonObject> d = cache.computeIfAbsent(experiment, e -> {
+                Path flat = dir.resolve(e + ".json");
+                Optional<Path> file = Files.isRegularFile(flat) ? Optional.of(flat) : Results.latest(dir, e);
+                return file.map(Results::read);
+            });
+            return d.orElseThrow(() -> new NotRun(experiment + " has not run"));
+        }
+
+        JsonElement data(String experiment) {
+            return doc(experiment).get("data");
+        }
+
+        /** The cores of the machine the experiment ran on. */
+        double cores(String experiment) {
+            JsonElement m = doc(experiment).get("machine");
+            if (m == null || !m.isJsonObject()) throw new NotRun(experiment + " names no machine");
+            return Claims.num(m.getAsJsonObject(), "cores");
+        }
+
+        /** The experiment's data as one object. */
+        JsonObject top(String experiment) {
+            JsonElement d = data(experiment);
+            if (!d.isJsonObject()) throw new NotRun(experiment + ": its data is not one object");
+            return d.getAsJsonObject();
+        }
+
+        double top(String experiment, String field) {
+            return Claims.num(top(experiment), field);
+        }
+
+        /** Its rows (the data as a list, or its "rows"), keeping those whose fields equal the given pairs. */
+        List<JsonObject> rows(String experiment, String... pairs) {
+            JsonElement d = data(experiment);
+            if (d.isJsonObject() && d.getAsJsonObject().has("runs")) d = d.getAsJsonObject().get("runs");
+            else if (d.isJsonObject() && d.getAsJsonObject().has("rows")) d = d.getAsJsonObject().get("rows");
+            List<JsonObject> out = new ArrayList<>();
+            for (JsonObject o : objects(d)) {
+                boolean match = true;
+                for (int i = 0; i < pairs.length; i += 2) match &= matches(o, pairs[i], pairs[i + 1]);
+                if (match) out.add(o);
+            }
+            return out;
+        }
+
+        JsonObject row(String experiment, String... pairs) {
+            List<JsonObject> found = rows(experiment, pairs);
+            if (found.isEmpty()) throw new NotRun(experiment + " has no row " + String.join("=", pairs));
+            return found.get(0);
+        }
+
+        double num(String experiment, String key, String value, String field) {
+            return Claims.num(row(experiment, key, value), field);
+        }
+
+        double num2(String experiment, String k1, String v1, String k2, String v2, String field) {
+            return Claims.num(row(experiment, k1, v1, k2, v2), field);
+        }
+
+        /** {@code field} of the rows whose {@code key} is {@code a} and {@code b}, named by those. */
+        Map<String, Double> pair(String experiment, String key, String field, String a, String b) {
+            return vals(a, num(experiment, key, a, field), b, num(experiment, key, b, field));
+        }
+
+        /** {@code field} of the rows {@code a} and {@code b} (by {@code key}) at the most users both ran. */
+        Map<String, Double> atTopUsers(String experiment, String key, String field, String a, String b, String... filter) {
+            List<JsonObject> as = rows(experiment, concat(filter, key, a)), bs = rows(experiment, concat(filter, key, b));
+            double top = Double.NaN;
+            for (JsonObject x : as) {
+                double u = Claims.num(x, "users");
+                if (bs.stream().anyMatch(y -> Claims.num(y, "users") == u) && !(u <= top)) top = u;
+            }
+            if (Double.isNaN(top)) throw new NotRun(experiment + ": no users level with both " + a + " and " + b);
+            double t = top;
+            JsonObject ra = as.stream().filter(x -> Claims.num(x, "users") == t).findFirst().get();
+            JsonObject rb = bs.stream().filter(x -> Claims.num(x, "users") == t).findFirst().get();
+            return vals(a, Claims.num(ra, field), b, Claims.num(rb, field), "users", top);
+        }
+
+        JsonObject maxBy(List<JsonObject> rows, String field) {
+            return rows.stream().max(Comparator.comparingDouble(o -> Claims.num(o, field)))
+                    .orElseThrow(() -> new NotRun("no rows to take the largest " + field + " of"));
+        }
+
+        private static String[] concat(String[] filter, String key, String value) {
+            String[] all = java.util.Arrays.copyOf(filter, filter.length + 2);
+            all[filter.length] = key;
+            all[filter.length + 1] = value;
+            return all;
+        }
+    }
+
+    static List<JsonObject> objects(JsonElement e) {
+        List<JsonObject> out = new ArrayList<>();
+        if (e != null && e.isJsonArray()) {
+            for (JsonElement x : (JsonArray) e) if (x.isJsonObject()) out.add(x.getAsJsonObject());
+        }
+        return out;
+    }
+
+    private static boolean matches(JsonObject o, String key, String value) {
+        JsonElement e = o.get(key);
+        if (e == null || !e.isJsonPrimitive()) return false;
+        if (e.getAsJsonPrimitive().isNumber()) {
+            try {
+                return e.getAsDouble() == Double.parseDouble(value);
+            } catch (NumberFormatException x) {
+                return false;
+            }
+        }
+        return e.getAsString().equals(value);
+    }
+
+    static double num(JsonObject o, String field) {
+        double v = num(o, field, Double.NaN);
+        if (!Double.isFinite(v)) throw new NotRun("no finite '" + field + "' recorded");
+        return v;
+    }
+
+    static double num(JsonObject o, String field, double otherwise) {
+        JsonElement e = o.get(field);
+        if (e == null || e.isJsonNull() || !e.isJsonPrimitive()) return otherwise;
+        try {
+            return e.getAsDouble();
+        } catch (NumberFormatException | UnsupportedOperationException x) {
+            return otherwise;
+        }
+    }
+
+    static String str(JsonObject o, String field) {
+        JsonElement e = o.get(field);
+        return e == null || e.isJsonNull() ? "" : e.getAsString();
+    }
+
+    // ------------------------------------------------------------------------------------------ the ledger
+
+    /** Every claim of {@code data/claims.csv}, in file order. */
+    public static List<Claim> ledger() {
+        return ledger(Course.home().resolve("data").resolve("claims.csv"));
+    }
+
+    static List<Claim> ledger(Path csv) {
+        List<List<String>> rows;
+        try {
+            rows = parseCsv(Files.readString(csv, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the claims ledger " + csv + ": " + Results.why(e), e);
+        }
+        List<String> header = List.of("id", "source", "chapter", "experiment", "claim", "rule", "untestable");
+        if (rows.isEmpty() || !rows.get(0).equals(header)) {
+            throw new IllegalArgumentException(csv + " must start with the header " + String.join(",", header));
+        }
+        List<Claim> claims = new ArrayList<>();
+        for (int i = 1; i < rows.size(); i++) {
+            List<String> r = rows.get(i);
+            if (r.size() != header.size()) {
+                throw new IllegalArgumentException(csv + ", row " + i + ": " + r.size() + " fields, need " + header.size());
+            }
+            claims.add(new Claim(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6)));
+        }
+        return claims;
+    }
+
+    // RFC 4180: fields separated by commas, quoted with "" when they hold commas, quotes or line breaks.
+    static List<List<String>> parseCsv(String text) {
+        List<List<String>> rows = new ArrayList<>();
+        List<String> row = new ArrayList<>();
+        StringBuilder field = new StringBuilder();
+        boolean quoted = false;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (quoted) {
+                if (c == '"' && i + 1 < text.length() && text.charAt(i + 1) == '"') {
+                    field.append('"');
+                    i++;
+                } else if (c == '"') {
+                    quoted = false;
+                } else {
+                    field.append(c);
+                }
+            } else if (c == '"') {
+                quoted = true;
+            } else if (c == ',') {
+                row.add(field.toString());
+                field.setLength(0);
+            } else if (c == '\n' || c == '\r') {
+                if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') i++;
+                row.add(field.toString());
+                field.setLength(0);
+                rows.add(row);
+                row = new ArrayList<>();
+            } else {
+                field.append(c);
+            }
+        }
+        if (field.length() > 0 || !row.isEmpty()) {
+            row.add(field.toString());
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    /** Each claim's verdict from the saved results under {@code dir} (a results folder or a reference run). */
+    public static List<Decision> decide(List<Claim> claims, Path dir) {
+        Saved run = new Saved(dir);
+        List<Decision> out = new ArrayList<>();
+        for (Claim c : claims) out.add(decide(c, run));
+        return out;
+    }
+
+    static Decision decide(Claim c, Saved run) {
+        if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null, null);
+        Rule rule = RULES.get(c.id());
+        if (rule == null) throw new IllegalStateException("claim " + c.id() + " is testable but has no rule in Claims");
+        Map<String, Double> numbers;
+        try {
+            numbers = rule.extract().from(run);
+        } catch (NotRun e) {
+            return new Decision(c.id(), Verdict.NOT_RUN, e.getMessage(), Map.of(), null, null);
+        }
+        return decide(c.id(), numbers);
+    }
+
+    /** The verdict of claim {@code id}'s rule on the given numbers (made-up ones in the tests). */
+    public static Decision decide(String id, Map<String, Double> numbers) {
+        Rule rule = RULES.get(id);
+        if (rule == null) throw new IllegalArgumentException("no rule for claim '" + id + "'");
+        Found f;
+        try {
+            f = rule.decide().from(new Vals(numbers));
+        } catch (NotRun e) {
+            return new Decision(id, Verdict.NOT_RUN, e.getMessage(), numbers, null, null);
+        }
+        String head = "**" + id + ": " + f.verdict().words() + "**" + (f.because() == null ? "" : " (" + f.because() + ")")
+                + ". ";
+        String body = f.text() != null ? f.text() : f.outcome().text();
+        String sentence = head + body;
+        Meaning.Outcome outcome = null;
+        if (f.outcome() != null) {
+            Map<String, Object> values = new LinkedHashMap<>(f.outcome().values());
+            values.put("claim", id);
+            values.put("verdict", f.verdict().words());
+            if (f.band() != null) values.putAll(f.band().record());
+            outcome = new Meaning.Outcome(f.outcome().kind(), sentence, values, f.outcome().met());
+        }
+        return new Decision(id, f.verdict(), f.because(), numbers, outcome, sentence);
+    }
+
+    // ------------------------------------------------------------------------------------------ on the page
+
+    /** The chapter's claims ({@code "04"}): a table (claim, source, verdict, the numbers), then one sentence per verdict. */
+    public static void show(String chapter) {
+        RunGuard.check("showing the claims");
+        List<Claim> claims = ledger().stream().filter(c -> c.chapter().equals(chapter)).toList();
+        if (claims.isEmpty()) throw new IllegalArgumentException("no claims for chapter '" + chapter + "' in data/claims.csv");
+        List<Decision> decisions = decide(claims, Results.dir());
+        Show.html(html(claims, decisions));
+        for (Decision d : decisions) {
+            if (d.outcome() != null) d.outcome().show();
+            else if (d.sentence() != null) Show.markdown(d.sentence());
+        }
+    }
+
+    /** "12 claims: 5 confirmed, 2 refuted, 1 depends, 2 not run yet, 2 untestable here". */
+    public static String summary(List<Decision> decisions) {
+        Map<Verdict, Long> n = new LinkedHashMap<>();
+        for (Verdict v : Verdict.values()) n.put(v, 0L);
+        decisions.forEach(d -> n.merge(d.verdict(), 1L, Long::sum));
+        StringBuilder s = new StringBuilder(decisions.size() + " claims:");
+        String sep = " ";
+        for (var e : n.entrySet()) {
+            s.append(sep).append(e.getValue()).append(' ').append(e.getKey().words());
+            sep = ", ";
+        }
+        return s.toString();
+    }
+
+    static String html(List<Claim> claims, List<Decision> decisions) {
+        StringBuilder h = new StringBuilder("<table><caption>The sources' claims against this run: ")
+                .append(escape(summary(decisions))).append("</caption><thead><tr><th>claim</th><th>source</th>")
+                .append("<th>verdict</th><th>the numbers</th></tr></thead><tbody>");
+        for (int i = 0; i < claims.size(); i++) {
+            Claim c = claims.get(i);
+            Decision d = decisions.get(i);
+            String verdict = d.verdict().words() + (d.verdict() == Verdict.DEPENDS && d.because() != null
+                    ? " (" + d.because() + ")" : "");
+            h.append("<tr><td style=\"text-align:left\"><b>").append(escape(c.id())).append("</b> ").append(escape(c.claim()))
+                    .append("</td><td style=\"text-align:left\">").append(escape(c.source()))
+                    .append("</td><td style=\"text-align:left\">").append(escape(verdict))
+                    .append("</td><td style=\"text-align:left\">").append(escape(numbers(d))).append("</td></tr>");
+        }
+        return h.append("</tbody></table>").toString();
+    }
+
+    /** The numbers a verdict used, short; or why there is none. */
+    static String numbers(Decision d) {
+        if (d.verdict() == Verdict.UNTESTABLE) return d.because();
+        if (d.verdict() == Verdict.NOT_RUN) return "not run yet: " + d.because();
+        StringBuilder s = new StringBuilder();
+        if (d.outcome() != null) {
+            s.append(String.format(Locale.ROOT, "%.2f x; ", ratio(d.outcome())));
+        }
+        String sep = "";
+        for (var e : d.numbers().entrySet()) {
+            s.append(sep).append(e.getKey()).append(' ').append(count(e.getValue()));
+            sep = ", ";
+        }
+        return s.toString();
+    }
+
+    static String count(double v) {
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) return String.format(Locale.ROOT, "%,d", (long) v);
+        return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
+                : String.format(Locale.ROOT, Math.abs(v) >= 1 ? "%.2f" : "%.3f", v);
+    }
+
+    private static String escape(String s) {
+        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
+    }
+
+    // ------------------------------------------------------------------------------------------ command line
+
+    /**
+     * {@code --results DIR}: every claim's verdict from that run, as JSON. {@code --decide FILE}: the rules on made-up
+     * numbers ({@code {"id": {"name": value}}} or {@code {"id": [{...}, {...}]}}), as JSON.
+     * {@code --rules}: the claim ids that have a rule.
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length == 1 && args[0].equals("--rules")) {
+            System.out.println(Json.write(ruleIds()));
+        } else if (args.length == 2 && args[0].equals("--results")) {
+            List<Claim> claims = ledger();
+            List<Decision> decisions = decide(claims, Path.of(args[1]));
+            List<Map<String, Object>> out = new ArrayList<>();
+            for (int i = 0; i < claims.size(); i++) out.add(record(claims.get(i), decisions.get(i)));
+            System.out.println(Json.write(out));
+        } else if (args.length == 2 && args[0].equals("--decide")) {
+            JsonObject cases = Json.parse(Files.readString(Path.of(args[1]))).getAsJsonObject();
+            Map<String, List<String>> out = new LinkedHashMap<>();
+            for (var e : cases.entrySet()) {
+                List<JsonElement> each = new ArrayList<>();
+                if (e.getValue().isJsonArray()) e.getValue().getAsJsonArray().forEach(each::add);
+                else each.add(e.getValue());
+                List<String> verdicts = new ArrayList<>();
+                for (JsonElement c : each) {
+                    Map<String, Double> numbers = new LinkedHashMap<>();
+                    c.getAsJsonObject().entrySet().forEach(n -> numbers.put(n.getKey(), n.getValue().getAsDouble()));
+                    verdicts.add(decide(e.getKey(), numbers).verdict().words());
+                }
+                out.put(e.getKey(), verdicts);
+            }
+            System.out.println(Json.write(out));
+        } else {
+            System.err.println("usage: Claims --results DIR | --decide FILE | --rules");
+            System.exit(2);
+        }
+    }
+
+    static Map<String, Object> record(Claim c, Decision d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", c.id());
+        m.put("source", c.source());
+        m.put("chapter", c.chapter());
+        m.put("experiment", c.experiment());
+        m.put("verdict", d.verdict().words());
+        m.put("because", d.because());
+        m.put("numbers", d.numbers());
+        m.put("sentence", d.sentence());
+        return m;
+    }
+}

@@ -1,0 +1,247 @@
+"""The claims ledger (data/claims.csv, helpers/unpinned/chapters/Claims.java): every claim of the five sources, with a
+verdict computed from this session's run of the chapters. Checks that the ledger and the rules agree, that each rule
+decides made-up numbers as its row says (each able to say refuted), and that every testable claim of a chapter that
+ran has a verdict; prints one `claims:` line.
+
+The chapters run once per session (test_notebooks.executed, shared with the notebook tests). To read results a run
+left instead (e.g. `results/` or a reference run under data/reference-runs/), set UNPINNED_CLAIMS_FROM to that folder;
+UNPINNED_CLAIMS_CHAPTERS=01,05 runs only those chapters."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import HOME, report
+
+LEDGER = HOME / "data" / "claims.csv"
+HEADER = ["id", "source", "chapter", "experiment", "claim", "rule", "untestable"]
+CHAPTERS = ["01", "02", "03", "04", "05", "06", "07"]
+VERDICTS = ("confirmed", "refuted", "depends")
+
+# Made-up numbers, by the names each rule reads, with the verdict its row in data/claims.csv gives them. They test the
+# rule, not a measurement: every rule has a case that refutes it.
+C, R, D = "confirmed", "refuted", "depends"
+PIN = {"JDK 21": 400, "JDK 25": 201, "sleepMs": 200}
+CASES: dict[str, list[tuple[dict, str]]] = {
+    "jmh-1": [({"virtual": 54, "pool200": 178, "pool8": 3150}, C), ({"virtual": 200, "pool200": 178, "pool8": 3150}, R)],
+    "jmh-2": [({"virtual": 54, "floor": 50}, C), ({"virtual": 80, "floor": 50}, R)],
+    "jmh-3": [({"pool8": 3160, "pool8Bound": 3150, "pool200": 178, "pool200Bound": 150}, C),
+              ({"pool8": 3160, "pool8Bound": 3150, "pool200": 400, "pool200Bound": 150}, R)],
+    "jmh-4": [({"pool": 6200, "virtual": 6350}, C), ({"pool": 6200, "virtual": 4000}, R)],
+    "jmh-5": [({"pool": 6200, "virtual": 6350}, C), ({"pool": 6200, "virtual": 6200}, D), ({"pool": 6200, "virtual": 5000}, R)],
+    "jmh-6": [({"oneCarrier": 200, "twoCarriers": 105}, C), ({"oneCarrier": 200, "twoCarriers": 80}, R)],
+    "jmh-7": [({"parallelism": 8, "cores": 8}, C), ({"parallelism": 4, "cores": 8}, R)],
+    "jmh-8": [({"oneThread": 57, "sleep": 50}, C), ({"oneThread": 500, "sleep": 50}, R)],
+    "jmh-9": [({"virtual": 16701, "pool": 1829}, C), ({"virtual": 2400, "pool": 1829}, D), ({"virtual": 1800, "pool": 1829}, R)],
+    "jmh-10": [({"osThreads": 9, "virtualThreads": 100000}, C), ({"osThreads": 100000, "virtualThreads": 100000}, R)],
+    "pr-1": [({"virtual": 3921.6, "platform-pool-50": 479.1}, C), ({"virtual": 2000, "platform-pool-50": 479.1}, D),
+             ({"virtual": 500, "platform-pool-50": 479.1}, R)],
+    "pr-2": [({"pool": 479.1, "bound": 500}, C), ({"pool": 300, "bound": 500}, R), ({"pool": 600, "bound": 500}, R)],
+    "pr-3": [({"platform-pool-50": 977, "virtual": 105}, C), ({"platform-pool-50": 300, "virtual": 105}, D),
+             ({"platform-pool-50": 105, "virtual": 105}, R)],
+    "pr-4": [({"Tomcat 50": 1141, "virtual threads": 177}, C), ({"Tomcat 50": 180, "virtual threads": 177}, R)],
+    "pr-5": [({"Tomcat 50": 196.97, "virtual threads": 9.84}, C), ({"Tomcat 50": 10, "virtual threads": 9.84}, R)],
+    "pr-6": [({"Tomcat 50": 100, "virtual threads": 100}, C), ({"Tomcat 50": 996, "virtual threads": 100}, R)],
+    "pr-7": [({"Tomcat 50": 0, "virtual threads": 0}, C), ({"Tomcat 50": 12, "virtual threads": 0}, R)],
+    "pr-8": [({"users": 500, "errors": 30}, C), ({"users": 500, "errors": 0}, R), ({"users": 100, "errors": 0}, D)],
+    "pr-9": [({"rss": 1048576, "stack": 1048576}, C), ({"rss": 19220, "stack": 1048576}, R)],
+    "pr-10": [({"depth 10": 900, "depth 1000": 1000, "kib": 1024}, C), ({"depth 10": 900, "depth 1000": 25000, "kib": 1024}, D),
+              ({"depth 10": 1077, "depth 1000": 25839, "kib": 1024}, R)],
+    "pr-11": [({"virtual": 21, "platform-pool-50": 50}, C), ({"virtual": 323, "platform-pool-50": 225}, R)],
+    "pr-12": [({"throughput": 50000, "meanMs": 105, "claimed": 5000}, C), ({"throughput": 4951, "meanMs": 100.7, "claimed": 5000}, R)],
+    "pr-13": [({"parallelism": 16, "cores": 16}, C), ({"parallelism": 2, "cores": 16}, R)],
+    "pr-14": [({"platform": 19900, "virtual": 5300}, C), ({"platform": 5300, "virtual": 5300}, R)],
+    "pr-15": [({"virtual threads": 20.3, "pool of 200": 23.3}, C), ({"virtual threads": 40, "pool of 200": 23.3}, R)],
+    "pr-16": [({"virtual": 3921, "tomcat": 479}, C), ({"virtual": 479, "tomcat": 479}, R)],
+    "pr-17": [(PIN, D), ({"JDK 21": 400, "sleepMs": 200}, C), ({"JDK 21": 201, "JDK 25": 200, "sleepMs": 200}, R)],
+    "pr-20": [({"throughput": 200, "bound": 200}, C), ({"throughput": 100, "bound": 200}, R)],
+    "sem-1": [({"rss": 2e6, "stack": 2097152}, C), ({"rss": 19220, "stack": 2097152}, R)],
+    "sem-2": [({"platform": 19900, "virtual": 5300}, C), ({"platform": 20448, "virtual": 8314}, D),
+              ({"platform": 5000, "virtual": 5300}, R)],
+    "sem-3": [({"virtual": 6.2, "platform": 1.3}, C), ({"virtual": 2.0, "platform": 1.3}, D), ({"virtual": 1.3, "platform": 1.3}, R)],
+    "sem-4": [({"voluntary": 5866, "sleeps": 20000}, C), ({"voluntary": 20704, "sleeps": 20000}, R)],
+    "sem-5": [({"tomcat": 189, "bound": 200}, C), ({"tomcat": 100, "bound": 200}, R)],
+    "sem-6": [({"virtual threads": 877, "Tomcat 200": 189}, C), ({"virtual threads": 400, "Tomcat 200": 189}, D),
+              ({"virtual threads": 190, "Tomcat 200": 189}, R)],
+    "sem-7": [({"Tomcat 200": 5270, "virtual threads": 1070}, C), ({"Tomcat 200": 2000, "virtual threads": 1070}, D),
+              ({"Tomcat 200": 1070, "virtual threads": 1070}, R)],
+    "sem-8": [({"virtual threads": 20.3, "Tomcat 200": 23.3}, C), ({"virtual threads": 23.3, "Tomcat 200": 23.3}, D),
+              ({"virtual threads": 30, "Tomcat 200": 23.3}, R)],
+    "sem-9": [({"virtual threads": 2.13, "Tomcat 200": 2.02}, C), ({"virtual threads": 2.0, "Tomcat 200": 2.0}, D),
+              ({"virtual threads": 1.5, "Tomcat 200": 2.0}, R)],
+    "sem-29": [({"virtual threads": 28300, "Tomcat 200": 27000}, C), ({"virtual threads": 27000, "Tomcat 200": 27000}, D),
+               ({"virtual threads": 20000, "Tomcat 200": 27000}, R)],
+    "sem-30": [({"JDK 21": 207, "JDK 25": 205, "sleepMs": 200}, C), ({"JDK 21": 207, "JDK 25": 300, "sleepMs": 200}, D),
+               ({"JDK 21": 401, "JDK 25": 205, "sleepMs": 200}, R)],
+    "sem-10": [(PIN, D), ({"JDK 21": 400, "JDK 22": 399, "sleepMs": 200}, C), ({"JDK 25": 201, "sleepMs": 200}, R)],
+    "sem-11": [({"JDK 25": 401, "sleepMs": 200}, C), ({"JDK 25": 300, "sleepMs": 200}, D), ({"JDK 25": 201, "sleepMs": 200}, R)],
+    "sem-12": [({"JDK 21": 206, "sleepMs": 200}, C), ({"JDK 21": 300, "sleepMs": 200}, D), ({"JDK 21": 400, "sleepMs": 200}, R)],
+    "sem-14": [({"pool": 105, "virtual": 101, "sleep": 100}, C), ({"pool": 1004, "virtual": 101, "sleep": 100}, D),
+               ({"pool": 100, "virtual": 50, "sleep": 100}, R)],
+    "sem-15": [({"depth 10": 1077, "depth 1000": 25839, "kib": 1024}, C), ({"depth 10": 1077, "depth 1000": 1100, "kib": 1024}, R)],
+    "sem-16": [({"virtual": 62, "sleep": 50}, C), ({"virtual": 200, "sleep": 50}, R)],
+    "sem-17": [({"worker": 1900, "submissions": 0, "total": 1900}, C), ({"worker": 0, "submissions": 1900, "total": 1900}, R)],
+    "sem-18": [({"worker": 1950, "submissions": 3, "total": 1953}, C), ({"worker": 2, "submissions": 1900, "total": 1902}, R)],
+    "sem-19": [({"stolenShare": 0.51, "predicted": 0.5}, C), ({"stolenShare": 0.0, "predicted": 0.5}, R),
+               ({"stolenShare": 0.0, "predicted": 0}, D)],
+    "sem-20": [({"pool": 1800, "bound": 1818}, C), ({"pool": 1000, "bound": 1818}, R)],
+    "sem-21": [({"reactive": 17342, "pool": 1829, "threads reactive": 13, "threads pool": 208}, C),
+               ({"reactive": 2400, "pool": 1829, "threads reactive": 13, "threads pool": 208}, D),
+               ({"reactive": 17342, "pool": 1829, "threads reactive": 208, "threads pool": 208}, R)],
+    "sem-22": [({"reactive": 2, "blocking": 4}, C), ({"reactive": 3.5, "blocking": 4}, D), ({"reactive": 4, "blocking": 4}, R)],
+    "sem-23": [({"users": 200, "timeouts": 760, "share": 0.66}, C), ({"users": 200, "timeouts": 0, "share": 0}, R)],
+    "sem-24": [({"semaphore": 200, "none": 200, "timeouts": 0}, C), ({"semaphore": 200, "none": 200, "timeouts": 5}, R),
+               ({"semaphore": 100, "none": 200, "timeouts": 0}, R)],
+    "sem-25": [({"threadlocal": 199, "scopedvalue": 98}, C), ({"threadlocal": 110, "scopedvalue": 98}, D),
+               ({"threadlocal": 99, "scopedvalue": 98}, R)],
+    "flux-1": [({"spring-webflux": 8500, "spring-mvc-virtual": 8200}, C), ({"spring-webflux": 8000, "spring-mvc-virtual": 8200}, D),
+               ({"spring-webflux": 7000, "spring-mvc-virtual": 8200}, R)],
+    "flux-2": [({"top": 1.10, "below": 1.04}, C), ({"top": 1.04, "below": 1.04}, D), ({"top": 1.0, "below": 1.04}, R)],
+    "flux-3": [({"top": 7200, "below": 7800, "cpuBound": 7300}, C), ({"top": 16701, "below": 8825, "cpuBound": 27491}, D),
+               ({"top": 9000, "below": 8825, "cpuBound": 9100}, R)],
+    "flux-4": [({"spring-webflux": 112, "spring-mvc-virtual": 115}, C), ({"spring-webflux": 185, "spring-mvc-virtual": 239}, R)],
+    "flux-5": [({"spring-mvc-virtual": 250, "spring-webflux": 180}, C), ({"spring-mvc-virtual": 241, "spring-webflux": 241}, R)],
+    "flux-6": [({"spring-webflux": 1400, "spring-mvc-virtual": 2100}, C), ({"spring-webflux": 400, "spring-mvc-virtual": 330}, R)],
+    "flux-7": [({"virtual": 16701, "reactive": 17342}, C), ({"virtual": 8000, "reactive": 17342}, R)],
+    "flux-10": [(PIN, D), ({"JDK 23": 400, "sleepMs": 200}, C), ({"JDK 21": 210, "JDK 25": 200, "sleepMs": 200}, R)],
+    "flux-11": [({"pinned": 4, "pins": 4}, C), ({"pinned": 2, "pins": 4}, D), ({"pinned": 0, "pins": 4}, R)],
+    "flux-12": [({"threads": 100000, "osThreads": 9, "claimed": 100000}, C), ({"threads": 10000, "osThreads": 9, "claimed": 100000}, D),
+                ({"threads": 100000, "osThreads": 100000, "claimed": 100000}, R)],
+    "jpa-1": [({"virtual threads": 194, "Tomcat 10": 9.9}, C), ({"virtual threads": 50, "Tomcat 10": 9.9}, D),
+              ({"virtual threads": 10, "Tomcat 10": 9.9}, R)],
+    "jpa-2": [({"virtual": 194, "bound": 200}, C), ({"virtual": 100, "bound": 200}, R)],
+    "jpa-3": [({"tomcat": 9.9, "bound": 10}, C), ({"tomcat": 5, "bound": 10}, R)],
+    "jpa-4": [({"virtual": 210, "fixed-leak": 156}, C), ({"virtual": 156, "fixed-leak": 156}, R)],
+    "jpa-5": [({"fixed-leak": 2981, "virtual": 38}, C), ({"fixed-leak": 40, "virtual": 38}, R)],
+    "jpa-6": [({"fixed-closed": 2981, "fixed-leak": 2981}, C), ({"fixed-closed": 600, "fixed-leak": 2981}, D),
+              ({"fixed-closed": 15, "fixed-leak": 5814}, R)],
+    "jpa-7": [({"fixed-leak": 13.2, "virtual": 10.8}, C), ({"fixed-leak": 10.8, "virtual": 10.8}, R)],
+    "jpa-8": [({"fixed-leak": 288, "virtual": 195}, C), ({"fixed-leak": 69.9, "virtual": 84.2}, R)],
+    "jpa-9": [({"virtual threads": 15, "Tomcat 50": 61}, C), ({"virtual threads": 61, "Tomcat 50": 61}, R)],
+    "jpa-10": [({"JDK 25": 201, "sleepMs": 200, "events JDK 25": 0}, C), ({"JDK 25": 400, "sleepMs": 200, "events JDK 25": 2}, R),
+               ({"JDK 25": 201, "sleepMs": 200, "events JDK 25": 2}, R), ({"JDK 25": 300, "sleepMs": 200, "events JDK 25": 0}, D),
+               ({"JDK 21": 400, "sleepMs": 200}, "not run yet")],
+}
+
+
+def ledger() -> list[dict]:
+    with LEDGER.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    assert rows and rows[0] == HEADER, f"{LEDGER} must start with the header {','.join(HEADER)}"
+    return [dict(zip(HEADER, r)) for r in rows[1:]]
+
+
+def claims_cli(*args: str) -> str:
+    """Claims' command line on the course JDK, with the helpers' classpath (built by set-up)."""
+    from test_faults_results import course_java
+    from conftest import jbang
+    cp = jbang("info", "classpath", "helpers/Kernel.java", timeout=900)
+    assert cp.returncode == 0, cp.stderr[-2000:]
+    run = subprocess.run([course_java(), "-cp", cp.stdout.strip().splitlines()[-1], "unpinned.chapters.Claims", *args],
+                         capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
+                         env=dict(os.environ, UNPINNED_HOME=str(HOME)))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    return run.stdout
+
+
+def test_the_ledger_and_the_rules_agree():
+    rows = ledger()
+    ids = [r["id"] for r in rows]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
+    sources = {r["id"] for r in csv.DictReader((HOME / "data" / "sources.csv").open(encoding="utf-8"))}
+    rules = json.loads(claims_cli("--rules"))
+    problems = []
+    for r in rows:
+        where = f"{r['id']} ({r['source']})"
+        if r["source"] not in sources:
+            problems.append(f"{where}: source not in data/sources.csv")
+        if r["chapter"] not in CHAPTERS:
+            problems.append(f"{where}: chapter {r['chapter']!r} is not one of {CHAPTERS}")
+        if not r["claim"].strip():
+            problems.append(f"{where}: no claim")
+        if r["untestable"].strip():
+            if r["rule"].strip() or r["experiment"].strip() or r["id"] in rules:
+                problems.append(f"{where}: untestable here, yet it names a rule, an experiment or has code")
+        else:
+            if not (r["rule"].strip() and r["experiment"].strip()):
+                problems.append(f"{where}: testable, but the rule in words or its experiment is missing")
+            if r["id"] not in rules:
+                problems.append(f"{where}: neither a rule in Claims nor an untestable reason")
+    testable = {r["id"] for r in rows if not r["untestable"].strip()}
+    problems += [f"{i}: a rule in Claims with no testable row in data/claims.csv" for i in rules if i not in testable]
+    for source in sources:
+        if not any(r["source"] == source for r in rows):
+            problems.append(f"{source}: no claim in the ledger")
+    assert not problems, "\n".join(problems)
+
+
+def test_each_rule_decides_made_up_numbers_as_its_row_says(tmp_path):
+    rows = {r["id"]: r for r in ledger() if not r["untestable"].strip()}
+    missing = sorted(set(rows) - set(CASES))
+    assert not missing, f"rules without a made-up case: {missing}"
+    no_refute = sorted(i for i, cases in CASES.items() if R not in [v for _, v in cases])
+    assert not no_refute, f"rules never shown to say refuted: {no_refute}"
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps({i: [n for n, _ in c] for i, c in CASES.items()}))
+    got = json.loads(claims_cli("--decide", str(cases)))
+    wrong = [f"{i} on {n}: expected {want}, got {got[i][k]}" for i, c in CASES.items()
+             for k, (n, want) in enumerate(c) if got[i][k] != want]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.fixture(scope="module")
+def run_dir(results_dir) -> Path:
+    """A folder of this session's results: the chapters run here (once per session), or UNPINNED_CLAIMS_FROM."""
+    given = os.environ.get("UNPINNED_CLAIMS_FROM")
+    if given:
+        return Path(given).resolve()
+    from test_notebooks import NOTEBOOKS, executed
+    wanted = [c.strip() for c in os.environ.get("UNPINNED_CLAIMS_CHAPTERS", ",".join(CHAPTERS)).split(",") if c.strip()]
+    for nb in NOTEBOOKS:
+        if nb.name[:2] in wanted:
+            executed(nb.name)
+    return results_dir
+
+
+def _ran(folder: Path, experiment: str) -> bool:
+    return any((folder / experiment).glob("*.json")) or (folder / f"{experiment}.json").is_file()
+
+
+def test_every_claim_of_a_chapter_that_ran_has_a_verdict(run_dir):
+    rows = ledger()
+    decisions = {d["id"]: d for d in json.loads(claims_cli("--results", str(run_dir)))}
+    assert set(decisions) == {r["id"] for r in rows}
+    ran = sorted({r["chapter"] for r in rows if r["experiment"] and _ran(run_dir, r["experiment"])})
+    session = not os.environ.get("UNPINNED_CLAIMS_FROM")
+    problems = []
+    for r in rows:
+        d = decisions[r["id"]]
+        if r["untestable"].strip():
+            if d["verdict"] != "untestable here":
+                problems.append(f"{r['id']}: untestable, yet {d['verdict']}")
+        elif d["verdict"] not in VERDICTS and (_ran(run_dir, r["experiment"]) or (session and r["chapter"] in ran)):
+            # its experiment ran, or its chapter ran in this session (which runs every experiment of the chapter)
+            problems.append(f"{r['id']} (chapter {r['chapter']} ran): {d['verdict']}: {d.get('because')}")
+        elif d["verdict"] in VERDICTS and not d.get("numbers"):
+            problems.append(f"{r['id']}: a verdict without measured values")
+        if d["verdict"] in VERDICTS and not d.get("sentence", "").startswith(f"**{r['id']}: {d['verdict']}**"):
+            problems.append(f"{r['id']}: its sentence does not open with its verdict: {d.get('sentence', '')[:120]}")
+    assert not problems, "\n".join(problems)
+    count = Counter(d["verdict"] for d in decisions.values())
+    per_source = Counter(r["source"] for r in rows)
+    per_chapter = Counter(r["chapter"] for r in rows)
+    where = os.environ.get("UNPINNED_CLAIMS_FROM") and Path(os.environ["UNPINNED_CLAIMS_FROM"]).name or "this session"
+    report(f"claims: {len(rows)} in the ledger ({len(rows) - count['untestable here']} with a rule); from {where}"
+           f" (chapters {', '.join(ran) or 'none'} ran): {count['confirmed']} confirmed, {count['refuted']} refuted,"
+           f" {count['depends']} depends, {count['untestable here']} untestable here, {count['not run yet']} not run yet;"
+           f" per source " + ", ".join(f"{s} {n}" for s, n in per_source.items())
+           + "; per chapter " + ", ".join(f"{c} {per_chapter[c]}" for c in CHAPTERS))
+    for verdict in ("refuted", "depends"):
+        report(f"claims {verdict}: " + "; ".join(f"{i}" + (f" ({d['because']})" if d.get("because") else "")
+                                                for i, d in decisions.items() if d["verdict"] == verdict))
