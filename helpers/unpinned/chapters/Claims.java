@@ -1019,6 +1019,48 @@ public final class Claims {
         }
     }
 
+    /**
+     * The whole ledger on every run there is: each reference run under {@code data/reference-runs/} and this
+     * checkout's results, one column each (chapter 08). A run that lacks an experiment says "not run yet" there.
+     */
+    public static void showAcross() {
+        RunGuard.check("showing the claims");
+        Map<String, Path> runs = new LinkedHashMap<>();
+        Path reference = Course.home().resolve("data").resolve("reference-runs");
+        try (var list = Files.list(reference)) {
+            list.filter(Files::isDirectory).sorted().forEach(p -> runs.put(p.getFileName().toString(), p));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + reference, e);
+        }
+        runs.put("your results (" + Results.where() + ")", Results.dir());
+        List<Claim> claims = ledger();
+        Map<String, List<Decision>> decided = new LinkedHashMap<>();
+        runs.forEach((name, dir) -> decided.put(name, decide(claims, dir)));
+        StringBuilder h = new StringBuilder("<table><caption>The sources' claims on every run: ");
+        String sep = "";
+        for (var e : decided.entrySet()) {
+            h.append(sep).append(escape(e.getKey())).append(": ").append(escape(summary(e.getValue())));
+            sep = "; ";
+        }
+        h.append("</caption><thead><tr><th>claim</th><th>source</th><th>chapter</th>");
+        decided.keySet().forEach(name -> h.append("<th>").append(escape(name)).append("</th>"));
+        h.append("</tr></thead><tbody>");
+        for (int i = 0; i < claims.size(); i++) {
+            Claim c = claims.get(i);
+            h.append("<tr><td style=\"text-align:left\"><b>").append(escape(c.id())).append("</b> ")
+                    .append(escape(c.claim())).append("</td><td>").append(escape(c.source())).append("</td><td>")
+                    .append(escape(c.chapter())).append("</td>");
+            for (List<Decision> ds : decided.values()) {
+                Decision d = ds.get(i);
+                h.append("<td style=\"text-align:left\">").append(escape(d.verdict().words()))
+                        .append(d.verdict() == Verdict.DEPENDS && d.because() != null ? " (" + escape(d.because()) + ")"
+                                : "").append("</td>");
+            }
+            h.append("</tr>");
+        }
+        Show.html(h.append("</tbody></table>").toString());
+    }
+
     /** "12 claims: 5 confirmed, 2 refuted, 1 depends, 2 not run yet, 2 untestable here". */
     public static String summary(List<Decision> decisions) {
         Map<Verdict, Long> n = new LinkedHashMap<>();
