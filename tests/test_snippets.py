@@ -35,6 +35,8 @@ TINY_ARGS = {
     "which-queue": ["--threads", "100", "--work-us", "5"],
     "compensation": ["--threads", "2", "--sleep-ms", "20"],
     "io-path": ["--clients", "20", "--sleepers", "20", "--contenders", "5"],
+    "stack-chunks": ["--threads", "20", "--depths", "1,16"],
+    "life-cycle": [],
     "jfr-virtual-threads": ["--threads", "200", "--sleeps", "2", "--pins", "1"],
     "cpu-endpoint": ["--users", "4", "--n", "100000", "--warmup-s", "0.5", "--duration-s", "1", "--repeat", "1"],
     "thread-cost": ["--kind", "virtual", "--threads", "500", "--depth", "5"],

@@ -21,6 +21,17 @@ public class TablesTest {
     private record Row(String mode, int users, double throughput, long[] sample) {}
 
     @Test
+    void longTextWrapsAndNamesDoNot() {
+        String phrase = "MasterPoller (platform), SubPoller-0 (virtual), SubPoller-1 (virtual)";
+        tech.tablesaw.api.Table t = Tables.of("wrapping", java.util.List.of("executor", "pollers seen in the dump, with their kind"),
+                java.util.List.of(java.util.List.of("platform-pool-50", phrase)));
+        String html = Tables.html(t);
+        assertTrue(html.contains("<td style=\"text-align:left;white-space:nowrap\">platform-pool-50</td>"), html);
+        assertTrue(html.contains("<td style=\"text-align:left;min-width:14em\">" + phrase + "</td>"), html);
+        assertTrue(html.contains("<th style=\"text-align:left\">pollers seen in the dump, with their kind</th>"), html);
+    }
+
+    @Test
     void numbersBecomeDoubleColumnsAndTheRestStrings() {
         Table t = Tables.of("runs", List.of("mode", "users", "rps", "mixed"), List.of(
                 List.of("pool", 200, 1950.5, "a"),

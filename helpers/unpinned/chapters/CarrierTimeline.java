@@ -35,7 +35,7 @@ import unpinned.chapters.Timeline.Spawn;
 public final class CarrierTimeline {
     /** Segments per scenario in the result (the earliest ones); the charts and counts use all of them. */
     public static final int JSON_SEGMENTS = 2_500;
-    static final String STOLEN = "task, ran on another carrier (taken from a submission queue)";
+    static final String STOLEN = "task, another carrier took it";
 
     private CarrierTimeline() {}
 

@@ -52,13 +52,20 @@ public final class SchedulerRuns {
                 "tasks queued (largest sample)", paths, series, Map.of());
     }
 
-    /** Every path's figures on every JDK, one row each. */
+    /** Every path's figures on every JDK, one row each (FIFO mode: {@link #fifo}). */
     public static Table queuesTable(Map<String, Queues> runs) {
         List<List<?>> rows = new ArrayList<>();
         runs.forEach((jdk, run) -> run.paths().forEach(p -> rows.add(List.of(jdk, p.path(), p.submissionsMax(),
-                p.workerQueueMax(), p.steals(), p.poolSizeMax(), run.asyncMode(), p.verdict()))));
-        return Tables.of("Which queue, per path and JDK", List.of("JDK", "path", "submission queues (max)",
-                "carriers' own queues (max)", "steals", "carriers (max)", "FIFO mode", "where they waited"), rows);
+                p.workerQueueMax(), p.steals(), p.poolSizeMax()))));
+        return Tables.of("Which queue, per path and JDK (largest counts sampled)", List.of("JDK", "path",
+                "submission queues", "carriers' own queues", "steals", "carriers"), rows);
+    }
+
+    /** "FIFO (async) mode: JDK 21 true, JDK 25 true", from each run's getAsyncMode(). */
+    public static String fifo(Map<String, Queues> runs) {
+        StringBuilder s = new StringBuilder("FIFO (async) mode, the pool's getAsyncMode():");
+        runs.forEach((jdk, run) -> s.append(' ').append(jdk).append(' ').append(run.asyncMode()).append(';'));
+        return s.substring(0, s.length() - 1);
     }
 
     /**
@@ -109,16 +116,16 @@ public final class SchedulerRuns {
     }
 
     /**
-     * Every case on every JDK: time, pool size before and at most, whether a carrier was added, and the pool size
-     * JDK 24+'s jdk.management.VirtualThreadSchedulerMXBean reported after the case.
+     * Every case on every JDK: time, pool size before and at most, and the pool size JDK 24+'s
+     * jdk.management.VirtualThreadSchedulerMXBean reported after the case ("-" before JDK 24).
      */
     public static Table compensationTable(Map<String, Compensation> runs) {
         List<List<?>> rows = new ArrayList<>();
         runs.forEach((jdk, run) -> run.cases().forEach(c -> rows.add(List.of(jdk, c.name(), c.elapsedMs(),
-                c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(), c.aboveParallelism() ? "yes" : "no",
-                c.mxBeanPoolSizeAfter() == null ? "none before JDK 24" : c.mxBeanPoolSizeAfter()))));
+                c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(),
+                c.mxBeanPoolSizeAfter() == null ? "-" : c.mxBeanPoolSizeAfter().toString()))));
         return Tables.of("Compensation, per case and JDK", List.of("JDK", "case", "time (ms)", "time / sleep",
-                "carriers before", "carriers (max)", "carrier added", "MXBean pool size after"), rows);
+                "carriers before", "carriers (max)", "MXBean after"), rows);
     }
 
     /**

@@ -126,8 +126,11 @@ public final class Seminar {
         checks.add(new Check("results to fall back on", runs > 0, runs + " reference runs in data/reference-runs",
                 runs > 0 ? "" : "check out the course again: data/ is part of it"));
         Tables.show(Tables.of("Pre-flight, " + Profile.current().id() + " profile", List.of("check", "ready",
-                "found", "what to do"), checks.stream().<List<?>>map(c -> List.of(c.what(), c.ready() ? "yes" : "no",
-                c.found(), c.todo())).toList()));
+                "found"), checks.stream().<List<?>>map(c -> List.of(c.what(), c.ready() ? "yes" : "no", c.found()))
+                .toList()));
+        for (Check c : checks) {
+            if (!c.ready()) System.out.println("To do, " + c.what() + ": " + c.todo());
+        }
         return checks;
     }
 

@@ -38,6 +38,8 @@ public final class Tables {
      * A wider table shows these first ones, or the ones the cell names, and keeps every column in a details view.
      */
     public static final int MAX_VISIBLE_COLUMNS = 8;
+    /** Text longer than this may wrap in its cell (at spaces); shorter text, a name or a label, never does. */
+    public static final int WRAP_FROM = 32;
 
     private Tables() {}
 
@@ -314,8 +316,9 @@ public final class Tables {
         if (name != null && !name.isBlank()) sb.append("<caption>").append(escape(name)).append("</caption>\n");
         sb.append("<thead><tr>");
         for (Column<?> c : columns) {
-            sb.append(c instanceof NumericColumn<?> ? "<th style=\"text-align:right\">" : "<th style=\"text-align:left;white-space:nowrap\">")
-                    .append(escape(c.name())).append("</th>");
+            sb.append(c instanceof NumericColumn<?> ? "<th style=\"text-align:right\">"
+                    : c.name().length() > WRAP_FROM ? "<th style=\"text-align:left\">"
+                    : "<th style=\"text-align:left;white-space:nowrap\">").append(escape(c.name())).append("</th>");
         }
         sb.append("</tr></thead>\n<tbody>\n");
         int shown = Math.min(maxRows, rows);
@@ -326,8 +329,12 @@ public final class Tables {
                     sb.append("<td style=\"text-align:right;white-space:nowrap\">")
                             .append(n.isMissing(r) ? "n/a" : escape(number(n.getDouble(r))));
                 } else {
-                    // Executor names like "platform-pool-50" read as one word: never broken over lines.
-                    sb.append("<td style=\"text-align:left;white-space:nowrap\">").append(escape(c.getString(r)));
+                    // Executor names like "platform-pool-50" read as one word: never broken over lines. A phrase
+                    // (a list of thread names, a sequence of states) wraps at its spaces, or the table would run
+                    // past the page's edge.
+                    String text = c.getString(r);
+                    sb.append(text.length() > WRAP_FROM ? "<td style=\"text-align:left;min-width:14em\">"
+                            : "<td style=\"text-align:left;white-space:nowrap\">").append(escape(text));
                 }
                 sb.append("</td>");
             }
