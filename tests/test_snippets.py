@@ -49,6 +49,8 @@ TINY_ARGS = {
     "order-sweep": ["--impl", "reactive", "--users", "10,20", "--warmup-s", "1", "--duration-s", "1"],
     "db-pool-cap": ["--guard", "all", "--users", "2,20", "--pool", "4", "--query-ms", "20", "--warmup-s", "0.2",
                     "--duration-s", "1"],
+    "reactive-driver": ["--users", "4", "--pool", "2", "--query-ms", "10", "--warmup-s", "0.2", "--duration-s",
+                        "0.5"],
     "scoped-values": ["--threads", "2000"],
     "parallel-writes": ["--users", "10", "--duration-s", "0.5", "--warmup-s", "0"],
     "structured-fanout": ["--slow-ms", "200", "--repeat", "1"],

@@ -153,6 +153,15 @@ public final class Database implements AutoCloseable {
         return jdbcUrl;
     }
 
+    /** The user and password the pools connect with (another driver, e.g. R2DBC, needs them too; null: none). */
+    public String user() {
+        return user;
+    }
+
+    public String password() {
+        return password;
+    }
+
     /**
      * A HikariCP pool of exactly {@code size} connections (1..1,000; minimumIdle = maximumPoolSize), all of them
      * open when it returns; a caller waits at most {@code connectionTimeout} (250 ms..10 min) for one, then gets a
