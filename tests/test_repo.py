@@ -46,6 +46,24 @@ def test_notebook_cells_stay_short(path):
             assert len(cell.source.splitlines()) <= 15, f"{path.name}: a cell does one thing:\n{cell.source}"
 
 
+MARKDOWN_WORDS = 150  # a slide's worth: what a presenter shows; the rest goes to a speaker-notes cell
+
+
+def test_markdown_cells_are_slide_sized():
+    """Every markdown cell (speaker notes too) holds at most MARKDOWN_WORDS words (whitespace-separated tokens),
+    one idea per cell, so each fits a slide of the seminar: a longer one is split at its seams, or what a presenter
+    says rather than shows goes to a cell of its own with slide type "notes". (index.ipynb: generated, not checked.)"""
+    long = []
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            words = len(re.findall(r"\S+", cell.source))
+            if cell.cell_type == "markdown" and words > MARKDOWN_WORDS:
+                long.append(f"{path.name[:2]} {cell.get('id')}: {words} words")
+    assert not long, f"markdown cells over {MARKDOWN_WORDS} words (split them, or move detail to notes):\n" + \
+        "\n".join(long)
+
+
 def test_every_snippet_has_an_alias_and_every_alias_a_file():
     aliases = catalog()
     refs = {(HOME / a["script-ref"]).resolve() for a in aliases.values()}
