@@ -175,7 +175,7 @@ public class S21_SpringLoad {
                         load.warmUp(), load.duration(), 0, SpringLoad.timeout(load, plan.threads()));
                 List<LoadRun.Measured> levels = LoadRun.measureLevels(server, o,
                         load.users().subList(1, load.users().size()), load.levelWarmUp(), List.of());
-                SpringLoad.Actuator actuator = SpringLoad.actuator(server.uri()); // after the run
+                SpringLoad.Actuator actuator = SpringLoad.actuator(server); // right after the run
                 JsonObject own = server.stats();
                 header(load);
                 for (int i = 0; i < levels.size(); i++) {
@@ -211,11 +211,8 @@ public class S21_SpringLoad {
         if (a != null) {
             extra += String.format(Locale.ROOT, "%n    Actuator after the run: jvm.threads.live %.0f, heap used %.0f MB,"
                     + " process.cpu.time %.1f s%s", a.jvmThreadsLive(), a.heapUsedMb(), a.processCpuSeconds(),
-                    a.answeredAfterSeconds() < 1 ? "" : String.format(Locale.ROOT, " (it answered after %.1f s: %s)",
-                            a.answeredAfterSeconds(), run.mode().equals("virtual") ? "its virtual threads waited for a"
-                                    + " carrier behind the requests still computing when the load stopped; nothing"
-                                    + " preempts them" : "its requests waited in Tomcat's queue behind the users'"
-                                    + " requests still there when the load stopped"));
+                    a.answeredAfterSeconds() < 1 ? "" : String.format(Locale.ROOT, " (read in %.1f s)",
+                            a.answeredAfterSeconds()));
         }
         System.out.println(extra);
     }
@@ -235,8 +232,8 @@ public class S21_SpringLoad {
  *             61 live threads; virtual threads: 4,560-4,720 req/s (0.91-0.94 of 5,000, near the CPU bound on two
  *             cores), mean ~110 ms, 15 live threads. The pull request: 479.1 (0.96) and 3,921.6 (0.78).
  *   jpa-blog  Tomcat 10: 10.0 req/s (1.00 of 10); virtual threads: 199.6 (1.00 of 200); the post: 9.9 and 194.
- *             Live threads after the run 21 vs 15. On the pool Actuator answers only ~19 s after the load stops:
- *             its requests queue behind the ~190 the users left in Tomcat's queue.
+ *             Live threads after the run 21 vs 15, read from Actuator's registry over the control channel: over
+ *             HTTP the reading would queue ~19 s behind the ~190 requests the users left in Tomcat's queue.
  *   seminar   /io (2 x 100 ms): Tomcat 200 at its bound from 500 users on (1,000 req/s), virtual threads
  *             4,100-4,600 req/s at 1,000 users (0.83-0.92 of 5,000, CPU-bound): 4.1-4.6 x the pool (the write-up:
  *             877 / 188.7 = 4.6 at 2,000 users); /cpu: both keep the free cores busy (utilisation 0.99-1.00),

@@ -9,15 +9,10 @@ import unpinned.core.RunGuard;
 import unpinned.running.ChildRun;
 import unpinned.running.HttpLoad;
 import unpinned.running.LoadRun;
+import unpinned.running.ServerProcess;
 
-import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -332,41 +327,14 @@ public final class SpringLoad {
                            double answeredAfterSeconds) {}
 
     /**
-     * Read after a run, as the JDK 25 post read it; {@code answeredAfterSeconds}: on Tomcat's pool the metrics
-     * requests queue behind every request still waiting for a thread.
+     * Read right after a run from the server's own Micrometer registry (what /actuator/metrics answers, as the JDK 25
+     * post read it), over the control channel {@code stats}; {@code answeredAfterSeconds}: how long that took.
      */
-    public static Actuator actuator(URI base) {
+    public static Actuator actuator(ServerProcess server) {
         long asked = System.nanoTime();
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        double live = metric(client, base, "jvm.threads.live", "");
-        double heap = metric(client, base, "jvm.memory.used", "?tag=area:heap") / 1048576.0;
-        double cpu = metric(client, base, "process.cpu.time", "");
-        return new Actuator(live, heap, cpu, (System.nanoTime() - asked) / 1e9);
-    }
-
-    /** One metric's first measurement from /actuator/metrics; time in seconds whatever the base unit. */
-    static double metric(HttpClient client, URI base, String name, String query) {
-        URI uri = base.resolve("/actuator/metrics/" + name + query);
-        try {
-            HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).build();
-            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException(uri + " answered " + response.statusCode() + ": " + response.body());
-            }
-            JsonObject json = Json.parse(response.body()).getAsJsonObject();
-            double value = json.getAsJsonArray("measurements").get(0).getAsJsonObject().get("value").getAsDouble();
-            JsonElement unit = json.get("baseUnit");
-            String u = unit == null || unit.isJsonNull() ? "" : unit.getAsString();
-            return switch (u) {
-                case "ns", "nanoseconds" -> value / 1e9;
-                case "ms", "milliseconds" -> value / 1e3;
-                default -> value;
-            };
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + uri + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted reading " + uri, e);
-        }
+        JsonObject a = server.stats().getAsJsonObject("actuator");
+        if (a == null) throw new IllegalStateException("the server's stats carry no Actuator metrics");
+        return new Actuator(a.get("jvmThreadsLive").getAsDouble(), a.get("heapUsedMb").getAsDouble(),
+                a.get("processCpuSeconds").getAsDouble(), (System.nanoTime() - asked) / 1e9);
     }
 }
