@@ -174,10 +174,15 @@ public class S33_ReactiveDriver {
  *   UNPINNED_DB_URL=jdbc:postgresql://127.0.0.1:5432/postgres UNPINNED_DB_USER=me UNPINNED_DB_PASSWORD=... \
  *       tools/jbang reactive-driver                               (your own PostgreSQL)
  *
- * What you should see (2 cores, JDK 25, embedded PostgreSQL 17; quick: 50 users, pool 10, 20 ms, 1 s + 1.5 s):
- *   wait     both drivers at 0.95-1.0 of 10 / 0.020 s = 500 queries/s: R2DBC / JDBC ~1.0 x. The pool is the cap.
- *   select1  neither has a bound but the cores; the two drivers' queries/s and client CPU per query differ by
- *            tens of per cent, in either direction from run to run, and PostgreSQL's own CPU per query is about
- *            as large as either driver's. Far more throughput (the post's claim) shows on neither query.
- *   threads  JDBC: 50 virtual threads and a dozen platform ones; R2DBC: no thread per user, a few event loops.
+ * What you should see (2 cores, JDK 25.0.3, embedded PostgreSQL 17.11; quick: 50 users, pool 10, 20 ms, 1 s warm-up +
+ * 1.5 s per window; four runs, two of them next to another busy JVM):
+ *   driver workload  queries/s  x bound  client µs/q  server µs/q
+ *   jdbc   select1   22,000-49,000   -     23-43        15-16
+ *   r2dbc  select1    4,300-13,000   -    107-223       41-42
+ *   jdbc   wait            483-493  0.97-0.99   ~200-245
+ *   r2dbc  wait            467-485  0.93-0.97   ~630-1,000
+ *   pg_sleep: R2DBC / JDBC 0.97-0.99 x the queries/s: both at the pool's bound, the driver changes nothing.
+ *   SELECT 1: R2DBC / JDBC 0.19-0.27 x the queries/s, 4.6-5.9 x the client CPU per query: here the blocking driver
+ *   on a virtual thread is the cheaper one (Reactor's operators, the pool's acquire queue and Netty cost more than a
+ *   virtual thread's park and unpark). Far more throughput, the post's claim, shows on neither query.
  */

@@ -173,3 +173,32 @@ def test_a_database_off_this_machine_is_refused(tmp_path):
                          stdin=subprocess.DEVNULL)
     one_line_error(run, "UNPINNED_DB_URL", "on this machine", "'db.example.com'")
     assert not list(tmp_path.rglob("*.json")), "a refused run saves nothing"
+
+
+def test_no_driver_beats_the_pool_and_nothing_is_left_behind():
+    """S33: a pool of P connections caps JDBC on virtual threads and R2DBC alike at min(U, P) / q (Little's law) on a
+    query that waits: a driver can't hold more queries at once than the pool has connections. SELECT 1 has no bound
+    but the cores; both drivers must have served it. The printed line is the chapter's figure for the claim."""
+    start = time.time()
+    users, pool, query_ms = 20, 4, 20
+    run = jbang("snippets/S33_ReactiveDriver.java", "--users", str(users), "--pool", str(pool), "--query-ms",
+                str(query_ms), "--warmup-s", "0.5", "--duration-s", "1", timeout=600)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-6000:]
+    data = result_of(run)
+    assert orphaned_postgres() == [] and orphaned_folders(start) == []
+    if data.get("skipped"):  # H2 stood in: no R2DBC to compare, said in one line
+        assert data["rows"] == [] and "PostgreSQL" in data["skipped"]
+        report(f"07 reactive driver: not measured ({data['skipped']})")
+        return
+    rows = {(r["driver"], r["workload"]): r for r in data["rows"]}
+    assert set(rows) == {(d, w) for d in ("jdbc", "r2dbc") for w in ("wait", "select1")}
+    for d in ("jdbc", "r2dbc"):
+        wait = rows[(d, "wait")]
+        assert wait["bound"] == pytest.approx(min(users, pool) / (query_ms / 1000))
+        assert 0 < wait["throughput"] <= wait["ceiling"] * 1.001, wait  # no driver past the pool's bound
+        assert rows[(d, "select1")]["queries"] > 0 and rows[(d, "select1")]["clientCpuUsPerQuery"] > 0
+    assert rows[("jdbc", "wait")]["virtualThreads"] == users and rows[("r2dbc", "wait")]["virtualThreads"] == 0
+    ratio = {w: rows[("r2dbc", w)]["throughput"] / rows[("jdbc", w)]["throughput"] for w in ("wait", "select1")}
+    report(f"07 reactive driver: R2DBC / JDBC on virtual threads {ratio['wait']:.2f} x the queries/s on pg_sleep"
+           f" (each at {rows[('jdbc', 'wait')]['boundRatio']:.2f} / {rows[('r2dbc', 'wait')]['boundRatio']:.2f} of"
+           f" the pool's bound), {ratio['select1']:.2f} x on SELECT 1")
