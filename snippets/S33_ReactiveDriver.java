@@ -111,7 +111,7 @@ public class S33_ReactiveDriver {
     }
 
     public static void main(String[] args) {
-        Experiment.named("S33", "JDBC on virtual threads vs a reactive driver (R2DBC)", ReactiveDriver.ID)
+        Experiment.named("S33", "JDBC on virtual threads vs a reactive driver (R2DBC)", "s33-reactive-driver")
                 .count("--users", 50, 200, 1, 2_000, "closed-loop users, each one query after another")
                 .count("--pool", 10, 10, 1, Database.MAX_POOL, "connections in each driver's pool")
                 .count("--query-ms", 20, 20, 1, 10_000, "the waiting query: SELECT pg_sleep(N / 1000)")
