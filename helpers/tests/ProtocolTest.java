@@ -40,6 +40,16 @@ public class ProtocolTest {
     }
 
     @Test
+    void withoutAParentNoSamplingThreadStarts() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(Protocol.toParent(), "these tests run as a course child");
+        long before = Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("live-samples")).count();
+        try (var sampling = Protocol.sampleEverySecond(() -> { throw new IllegalStateException("never asked"); })) {
+            assertEquals(before, Thread.getAllStackTraces().keySet().stream()
+                    .filter(t -> t.getName().equals("live-samples")).count());
+        }
+    }
+
+    @Test
     void outsideTheKernelALiveLineIgnoresSamples() {
         var bytes = new ByteArrayOutputStream();
         try (var live = new Show.Live(new PrintStream(bytes, true, StandardCharsets.UTF_8))) {

@@ -40,6 +40,39 @@ public final class Protocol {
         if (toParent()) line(SAMPLE + sample);
     }
 
+    /** A sampling started by {@link #sampleEverySecond}; closing it stops it. */
+    public interface Sampling extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Sends {@code sample.get()} to the parent once a second, from a daemon thread, until closed: for an experiment
+     * whose own thread is busy (starting threads, waiting on them). Without a parent, or once the supplier fails,
+     * nothing is sent (no thread is started without a parent).
+     */
+    public static Sampling sampleEverySecond(java.util.function.Supplier<Sample> sample) {
+        if (!toParent()) return () -> { };
+        Thread t = Thread.ofPlatform().daemon(true).name("live-samples").start(() -> {
+            try {
+                while (!Thread.currentThread().isInterrupted()) {
+                    Thread.sleep(1_000);
+                    sample(sample.get());
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // closed, or the figures can't be read: no more samples, the run goes on
+            }
+        });
+        return () -> {
+            t.interrupt();
+            try {
+                t.join(1_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
     /** True in a JVM the course started as a child ({@link Profile#PARENT_PID_ENV}): a parent reads its protocol lines. */
     public static boolean toParent() {
         return System.getenv(Profile.PARENT_PID_ENV) != null;
