@@ -8,10 +8,11 @@ import json
 import time
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 import page
-from conftest import HOME, KERNEL_NAME, report
+from conftest import HOME, KERNEL_NAME, checkout_processes, report
 
 MEASURED_S = 5
 LOAD_CELL = f"""var live = EndpointLoad.sleepEndpoint("--mode", "virtual", "--users", "20", "--sleep-ms", "20",
@@ -32,6 +33,19 @@ class _Recording(NotebookClient):
         return super().process_message(msg, cell, cell_index)
 
 
+def _live_charts(client, cell_index: int) -> list[tuple[float, dict]]:
+    """The updates of a live chart in one cell: (when, message)."""
+    return [(t, m) for t, i, m in client.seen if i == cell_index and m["msg_type"] == "update_display_data"
+            and "image/png" in m["content"].get("data", {})]
+
+
+def _notebook(*cells: str):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Java (unpinned)", "language": "java"}
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    return nb
+
+
 def _first_cell() -> str:
     """The first cell every chapter starts with (imports, Session.setup())."""
     nb = nbformat.read(HOME / "notebooks" / "01-thread-per-request-and-pools.ipynb", as_version=4)
@@ -39,9 +53,7 @@ def _first_cell() -> str:
 
 
 def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_chart(tmp_path):
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "display_name": "Java (unpinned)", "language": "java"}
-    nb.cells = [nbformat.v4.new_code_cell(_first_cell()), nbformat.v4.new_code_cell(LOAD_CELL)]
+    nb = _notebook(_first_cell(), LOAD_CELL)
     client = _Recording(nb, timeout=300, kernel_name=KERNEL_NAME, allow_errors=False,
                         resources={"metadata": {"path": str(HOME / "notebooks")}})
     client.execute()
@@ -50,8 +62,7 @@ def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_c
 
     # (a) while the load ran, the chart was replaced in place, as a PNG, several times
     load = [(t, m) for t, i, m in client.seen if i == 1]
-    charts = [(t, m) for t, m in load if m["msg_type"] == "update_display_data"
-              and "image/png" in m["content"].get("data", {})]
+    charts = _live_charts(client, 1)
     ids = {(m["content"].get("transient") or {}).get("display_id") for _, m in charts}
     assert len(charts) >= 2, "no live chart: " + str(sorted({m["msg_type"] for _, m in load}))
     assert len(ids) == 1 and None not in ids, f"one output, updated in place; got display ids {ids}"
@@ -75,5 +86,39 @@ def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_c
     assert not left, f"a live output kept its last text: {left}"
     count = page.check_outputs("live cell", outputs)
     assert not count.failures, count.failures
-    report(f"26 live: {len(charts)} chart updates during a {span:.0f} s load ({MEASURED_S} s measured), "
-           f"{len(images) - 1} left in the saved notebook")
+    live_id = next(iter(ids))
+    shown = [t for t, m in load if (m["content"].get("transient") or {}).get("display_id") == live_id]
+    report(f"26 live: {len(charts)} chart updates during a {shown[-1] - shown[0]:.0f} s load (1 s warm-up,"
+           f" {MEASURED_S} s measured), {len(images) - 1} left in the saved notebook")
+
+
+def test_a_stopped_load_test_leaves_no_live_chart_behind(tmp_path):
+    """The Stop button in the middle of chapter 02's in-kernel load path (LoadRun, S04 and S05 started from the
+    kernel): the chart was live, and the saved cell keeps none of it."""
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    code = ("try (var server = ServerProcess.start(\"S04_SleepServer.java\", \"--mode\", \"virtual\")) {\n"
+            "    LoadRun.measure(server, HttpLoad.Options.closedLoop(server.uri(), 20,\n"
+            "        java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(60)));\n"
+            "}")
+    nb = _notebook(_first_cell(), code, "1 + 1")
+    client = _Recording(nb, timeout=300, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
+                        resources={"metadata": {"path": str(HOME / "notebooks")}})
+    with client.setup_kernel():
+        client.execute_cell(nb.cells[0], 0)
+        client.timeout = 16  # nbclient interrupts the kernel at the timeout, as the Stop button does
+        with pytest.raises((CellTimeoutError, CellExecutionError)):
+            client.execute_cell(nb.cells[1], 1)
+        deadline = time.monotonic() + 15
+        while checkout_processes("S04_SleepServer", "S05_HttpLoad") and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not checkout_processes("S04_SleepServer", "S05_HttpLoad"), "the stopped run left its JVMs"
+        client.timeout = 60
+        client.execute_cell(nb.cells[2], 2)
+        assert nb.cells[2].outputs[0]["data"]["text/plain"] == "2", "the kernel must survive the stop"
+    assert len(_live_charts(client, 1)) >= 2, "the chart was not live yet when the run was stopped"
+    saved = tmp_path / "stopped.ipynb"
+    nbformat.write(nb, saved)
+    outputs = json.loads(saved.read_text())["cells"][1]["outputs"]
+    assert not [o for o in outputs if "image/png" in o.get("data", {})], "the live chart stayed on the page"
+    assert "display_id" not in saved.read_text()

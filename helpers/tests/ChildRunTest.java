@@ -30,4 +30,15 @@ public class ChildRunTest {
         p.end();
         assertEquals("\ra\rb\n", bytes.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void whatArrivesAfterTheRunEndedMakesNoNewOutput() {
+        var bytes = new ByteArrayOutputStream();
+        var p = new ChildRun.Progress(new PrintStream(bytes, true, StandardCharsets.UTF_8), true);
+        p.show("measuring 5/5 s");
+        p.finish();
+        p.show("a killed child's last progress line");
+        p.sample("req/s=1 p99_ms=2");
+        assertEquals("@@progress measuring 5/5 s\n", bytes.toString(StandardCharsets.UTF_8).replace("\r\n", "\n"));
+    }
 }

@@ -198,7 +198,7 @@ public final class ChildRun implements AutoCloseable {
         } catch (InterruptedException e) {
             throw cancelled(e);
         } finally {
-            progress.end();
+            progress.finish();
         }
     }
 
@@ -274,7 +274,7 @@ public final class ChildRun implements AutoCloseable {
             } catch (InterruptedException e) {
                 interrupted = true;
             }
-            progress.end();
+            progress.finish();
             if (interrupted) Thread.currentThread().interrupt();
         }
     }
@@ -282,13 +282,16 @@ public final class ChildRun implements AutoCloseable {
     /** Kills the child tree if it still runs; always safe to call. */
     @Override
     public void close() {
-        if (process.isAlive()) destroyTree(process);
+        if (process.isAlive()) {
+            progress.finish(); // before the wait for the child to die: see cancelled()
+            destroyTree(process);
+        }
         try {
             pump.join(TimeUnit.SECONDS.toMillis(2));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        progress.end();
+        progress.finish();
     }
 
     IllegalStateException failure(String what) {
@@ -297,6 +300,9 @@ public final class ChildRun implements AutoCloseable {
     }
 
     private CancellationException cancelled(InterruptedException e) {
+        // First: the notebook answers a Stop at once (JJava cancels the cell's future), and a live output emptied
+        // after that answer stays on the page
+        progress.finish();
         RunGuard.halt(label);
         destroyTree(process);
         Thread.currentThread().interrupt();
@@ -368,6 +374,7 @@ public final class ChildRun implements AutoCloseable {
         private final PrintStream out;
         private final Show.Live live;
         private final boolean forward;
+        private boolean finished;
 
         Progress(PrintStream out) {
             this(out, Protocol.toParent() && !Show.inKernel());
@@ -380,6 +387,7 @@ public final class ChildRun implements AutoCloseable {
         }
 
         synchronized void show(String text) {
+            if (finished) return;
             if (forward) line(Protocol.PROGRESS + text);
             else live.show(text);
         }
@@ -387,7 +395,7 @@ public final class ChildRun implements AutoCloseable {
         /** A sample line's text ({@code req/s=4812 p99_ms=12.3}). */
         synchronized void sample(String text) {
             Protocol.Sample sample = Protocol.Sample.parse(text);
-            if (sample.values().isEmpty()) return;
+            if (finished || sample.values().isEmpty()) return;
             if (forward) line(Protocol.SAMPLE + sample);
             else live.sample(sample);
         }
@@ -408,6 +416,15 @@ public final class ChildRun implements AutoCloseable {
         }
 
         synchronized void end() {
+            live.close();
+        }
+
+        /**
+         * Ends the line for good, when the run is over (also stopped or failed): a progress line or sample the output
+         * pump still reads after this (a killed child's last words) makes no new output that would stay on the page.
+         */
+        synchronized void finish() {
+            finished = true;
             live.close();
         }
     }
