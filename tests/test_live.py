@@ -88,8 +88,8 @@ def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_c
     assert not count.failures, count.failures
     live_id = next(iter(ids))
     shown = [t for t, m in load if (m["content"].get("transient") or {}).get("display_id") == live_id]
-    report(f"26 live: {len(charts)} chart updates during a {shown[-1] - shown[0]:.0f} s load (1 s warm-up,"
-           f" {MEASURED_S} s measured), {len(images) - 1} left in the saved notebook")
+    report(f"26 live: {len(charts)} chart updates in the {shown[-1] - shown[0]:.0f} s a load (1 s warm-up +"
+           f" {MEASURED_S} s measured) was shown live, {len(images) - 1} left in the saved notebook")
 
 
 def test_a_stopped_load_test_leaves_no_live_chart_behind(tmp_path):
