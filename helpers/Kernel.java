@@ -9,6 +9,8 @@
 //SOURCES unpinned/running/*.java
 //SOURCES unpinned/showing/*.java
 //SOURCES unpinned/chapters/*.java
+// core's Show draws a run's samples with showing's LiveChart, found through ServiceLoader (no import going up)
+//FILES META-INF/services/unpinned.core.Show$SampleChart=unpinned/showing/LiveChart.service
 // Reactor for chapter 02's demonstration cells: the version reactor-netty-http 1.2.12 brings to the snippets.
 //DEPS io.projectreactor:reactor-core:3.7.13
 

@@ -95,6 +95,12 @@ public class S05_HttpLoad {
                 }
 
                 @Override
+                public void sample(double requestsPerSecond, double p99Ms) {
+                    // a parent's live chart (a terminal gets none)
+                    Protocol.sample(Protocol.Sample.of("req/s", requestsPerSecond, "p99_ms", p99Ms));
+                }
+
+                @Override
                 public void windowStarted() {
                     Protocol.windowStart(); // a parent may sample the server now
                 }

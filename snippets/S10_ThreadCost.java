@@ -48,6 +48,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S10_ThreadCost {
@@ -57,6 +58,8 @@ public class S10_ThreadCost {
     /** The first thing that went wrong in a thread; checked by the main thread at every step. */
     static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
     static volatile long sink;
+    /** Threads started and not yet joined, for the notebook's live chart. */
+    static final AtomicInteger ALIVE = new AtomicInteger();
 
     /**
      * Recurses {@code depth} frames, then blocks. Each frame keeps a value that is used after the call returns,
@@ -98,6 +101,7 @@ public class S10_ThreadCost {
             try {
                 threads[i] = builder.unstarted(task);
                 threads[i].start();
+                ALIVE.incrementAndGet(); // for the live chart
             } catch (OutOfMemoryError e) { // "unable to create native thread", or the heap is full
                 threads[i] = null;
                 throw fail(new Round(threads, i, release, 0), String.format(Locale.ROOT, "started %,d of %,d"
@@ -147,6 +151,14 @@ public class S10_ThreadCost {
         int n = threads(a), depth = a.intCount("--depth");
         long deadline = System.nanoTime() + BUDGET.toNanos();
         Thread.Builder builder = kind.equals("virtual") ? Thread.ofVirtual() : Thread.ofPlatform();
+        try (var live = Protocol.sampleEverySecond(() -> Protocol.Sample.of("threads_alive", ALIVE.get(), "heap_MB",
+                (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1e6))) { // a live chart
+            return blocked(kind, n, depth, deadline, builder);
+        }
+    }
+
+    static ThreadCost.Run blocked(String kind, int n, int depth, long deadline, Thread.Builder builder)
+            throws InterruptedException {
         System.out.printf(Locale.ROOT, "%,d %s threads, each %,d frames deep, then blocked on a latch; heap max %,d"
                 + " MB, %d cores, JDK %s%n", n, kind, depth, Runtime.getRuntime().maxMemory() >> 20,
                 Runtime.getRuntime().availableProcessors(), Runtime.version());
@@ -192,6 +204,7 @@ public class S10_ThreadCost {
             if (!round.threads()[i].join(Duration.ofNanos(Math.max(1, remaining(deadline))))) {
                 throw fail(round, "threads did not end within the time budget after they were released", deadline);
             }
+            ALIVE.decrementAndGet();
         }
         checkFailure(round, "after they were released", deadline);
         return (System.nanoTime() - t0) / 1e9;

@@ -56,6 +56,15 @@ def test_links_in_markdown_are_rewritten_for_the_book_and_the_slides():
     assert book.rewrite_links(untouched) == untouched
 
 
+def test_live_outputs_emptied_at_the_end_of_a_run_are_left_out_and_the_lines_around_them_joined():
+    outputs = [{"output_type": "stream", "name": "stdout", "text": "before\n"},
+               {"output_type": "display_data", "data": {"text/plain": ""}, "metadata": {}},  # a live chart, emptied
+               {"output_type": "stream", "name": "stdout", "text": "after\n"},
+               {"output_type": "display_data", "data": {"text/plain": ["kept"]}, "metadata": {}}]
+    assert book.coalesce_streams(outputs) == [{"output_type": "stream", "name": "stdout", "text": "before\nafter\n"},
+                                              outputs[3]]
+
+
 def test_the_machine_and_profile_are_read_from_the_set_up_cell():
     printed = ("Profile: quick (reduced sizes; set UNPINNED_PROFILE=full for the sources' sizes)\n"
                "Machine: JDK 25.0.3+9-LTS, 2 cores (AMD EPYC), Linux 6.18.44-fc-v769 amd64, profile quick\n")

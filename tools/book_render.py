@@ -18,11 +18,21 @@ from book_text import (BOOK, COURSE_TITLE, NOTEBOOKS, REVEAL_FILES, SLIDES, TEMP
 
 # ----------------------------------------------------------------------------- rendering
 
+def emptied(out) -> bool:
+    """An output a running cell showed and emptied at its end (Show.Live: a progress line, a live chart): nothing to
+    show, and in the way of joining the printed lines around it."""
+    data = out.get("data") or {}
+    return (out.get("output_type") == "display_data" and set(data) <= {"text/plain"}
+            and not "".join(data.get("text/plain") or "").strip())
+
+
 def coalesce_streams(outputs: list) -> list:
     """Consecutive stdout (or stderr) outputs as one: the kernel sends a printed line at a time, and a page would
-    show each as a block of its own."""
+    show each as a block of its own. Emptied outputs (live lines and charts) are left out."""
     merged = []
     for out in outputs:
+        if emptied(out):
+            continue
         last = merged[-1] if merged else None
         if (last is not None and out.get("output_type") == "stream" and last.get("output_type") == "stream"
                 and out.get("name") == last.get("name")):

@@ -45,6 +45,35 @@ public class HttpLoadTest {
     }
 
     @Test
+    void eachSecondReportsItsRateAndItsP99AfterItsProgressLine() throws Exception {
+        int users = 10, sleepMs = 20;
+        java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (SleepServer server = SleepServer.virtual(Duration.ofMillis(sleepMs))) {
+            HttpLoad.run(HttpLoad.Options.closedLoop(server.uri(), users, WARM, MEASURE), new HttpLoad.Listener() {
+                @Override
+                public void progress(String line) {
+                    told.add("progress");
+                }
+
+                @Override
+                public void sample(double requestsPerSecond, double p99Ms) {
+                    told.add(String.format(java.util.Locale.ROOT, "%.0f %.1f", requestsPerSecond, p99Ms));
+                }
+            });
+        }
+        assertTrue(told.size() >= 4 && told.size() % 2 == 0, told.toString());
+        for (int i = 0; i < told.size(); i += 2) {
+            assertEquals("progress", told.get(i), "a sample follows its progress line: " + told);
+            String[] sample = told.get(i + 1).split(" ");
+            double rate = Double.parseDouble(sample[0]), p99 = Double.parseDouble(sample[1]);
+            // 10 users on a 20 ms sleep: at most 500 answers a second, each taking at least the sleep
+            assertTrue(rate <= 500 * 1.1, told.toString());
+            assertTrue(rate == 0 ? Double.isNaN(p99) : p99 >= sleepMs && p99 < 1000, told.toString());
+        }
+        assertTrue(told.stream().anyMatch(t -> !t.equals("progress") && !t.startsWith("0 ")), "some second had answers: " + told);
+    }
+
+    @Test
     void aPoolOfTwoCapsThroughputAtTwoOverTheSleep() throws Exception {
         int users = 10, sleepMs = 20;
         try (SleepServer server = SleepServer.pooled(2, Duration.ofMillis(sleepMs))) {

@@ -3,6 +3,7 @@ package unpinned.chapters;
 import unpinned.core.Bounds;
 import unpinned.core.Experiment;
 import unpinned.core.Measurement;
+import unpinned.core.Protocol;
 import unpinned.core.Published;
 import unpinned.core.RunGuard;
 import unpinned.running.ChildRun;
@@ -399,15 +400,24 @@ public final class Backpressure {
 
     /**
      * Samples the queues every 50 ms until {@code windowEnd}, counting from {@code windowStart}: {@code poolWaiters}
-     * (HikariCP's threads awaiting a connection) and the queue of {@code permits} (null: none).
+     * (HikariCP's threads awaiting a connection) and the queue of {@code permits} (null: none). Once a second, warm-up
+     * included, both queues go to a parent's live chart.
      */
     public static Waiters sample(java.util.function.IntSupplier poolWaiters, java.util.concurrent.Semaphore permits,
                                  long windowStart, long windowEnd) throws InterruptedException {
         int pool = 0, queued = 0;
+        long sampled = System.nanoTime();
         for (long now; (now = System.nanoTime()) < windowEnd; ) {
             if (now >= windowStart) {
                 pool = Math.max(pool, poolWaiters.getAsInt());
                 if (permits != null) queued = Math.max(queued, permits.getQueueLength());
+            }
+            if (now - sampled >= 1_000_000_000L) {
+                sampled = now;
+                Map<String, Double> waiting = new LinkedHashMap<>();
+                waiting.put("threads_waiting_for_a_connection", (double) poolWaiters.getAsInt());
+                if (permits != null) waiting.put("at_the_semaphore", (double) permits.getQueueLength());
+                Protocol.sample(new Protocol.Sample(waiting));
             }
             Thread.sleep(Math.max(1, Math.min(50, (windowEnd - now) / 1_000_000)));
         }

@@ -261,6 +261,7 @@ public final class ParallelWrites {
                     }
                 }));
             }
+            long sampledAt = t0, sampledDone = 0;
             while (System.nanoTime() < end) { // the guard: a leak must not take the machine with it
                 int live = mx.getThreadCount();
                 if (live > maxThreads) {
@@ -268,6 +269,14 @@ public final class ParallelWrites {
                             + " --max-threads %,d: the run was stopped early", live, (System.nanoTime() - t0) / 1e9,
                             maxThreads);
                     break;
+                }
+                long now = System.nanoTime();
+                if (now - sampledAt >= 1_000_000_000L) { // each second, for a parent's live chart
+                    long done = succeeded.get();
+                    Protocol.sample(Protocol.Sample.of("req/s", (done - sampledDone) / ((now - sampledAt) / 1e9),
+                            "platform_threads", live));
+                    sampledAt = now;
+                    sampledDone = done;
                 }
                 Thread.sleep(10);
             }

@@ -28,6 +28,9 @@ public final class ParkedThreads {
     }
 
     static volatile CountDownLatch parked, release;
+    /** Threads started and not yet joined, and the heap in use: a parent's live chart, sampled from the first start. */
+    static final java.util.concurrent.atomic.AtomicInteger ALIVE = new java.util.concurrent.atomic.AtomicInteger();
+    private static Protocol.Sampling live;
 
     public static void parkUntilReleased() {
         CountDownLatch p = parked, r = release;
@@ -53,12 +56,17 @@ public final class ParkedThreads {
         CountDownLatch r = release;
         Thread.Builder builder = Thread.ofVirtual();
         int started = 0;
+        synchronized (ParkedThreads.class) { // runs until the JVM ends: a daemon thread
+            if (live == null) live = Protocol.sampleEverySecond(() -> Protocol.Sample.of("threads_alive", ALIVE.get(),
+                    "heap_MB", (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / 1e6));
+        }
         long t0 = System.nanoTime();
         try {
             for (int i = 0; i < n; i++) {
                 if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted while starting");
                 threads[i] = builder.start(task);
                 started++;
+                ALIVE.incrementAndGet();
                 if (n >= 100_000 && (i + 1) % (n / 4) == 0 && i + 1 < n) {
                     Protocol.progress(String.format(Locale.ROOT, "started %,d of %,d", i + 1, n));
                 }
@@ -93,6 +101,7 @@ public final class ParkedThreads {
             if (!round.threads()[i].join(Duration.ofNanos(Math.max(1, remaining(deadline))))) {
                 throw new IllegalStateException("threads did not end within the time budget after they were released");
             }
+            ALIVE.decrementAndGet();
         }
         checkFailure("after they were released");
         return (System.nanoTime() - t0) / 1e9;

@@ -5,7 +5,13 @@ import java.io.IOException;
 import java.awt.image.BufferedImage;
 import java.io.UncheckedIOException;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import javax.imageio.ImageIO;
 
@@ -118,30 +124,98 @@ public final class Show {
     }
 
     /**
+     * Draws a run's samples as a chart the kernel can show ({@link Live#sample}): provided by {@code unpinned.showing}
+     * (registered for {@link ServiceLoader} in the helpers' jar, helpers/Kernel.java), absent in snippets, where the
+     * progress line stays text.
+     */
+    public interface SampleChart {
+        /**
+         * A chart of {@code samples}, taken {@code seconds} after the run started, under {@code title}: an object the
+         * kernel renders (an image).
+         */
+        Object draw(String title, double[] seconds, List<Protocol.Sample> samples);
+    }
+
+    /** True in the notebook kernel. */
+    public static boolean inKernel() {
+        return kernel() != null;
+    }
+
+    /**
      * A line that updates in place while a run goes on (a progress line) and leaves nothing on the saved page
      * once {@linkplain #close() closed}: in the notebook one output, replaced each time; elsewhere a console line
-     * rewritten with a carriage return.
+     * rewritten with a carriage return. In the notebook, a run that reports {@linkplain #sample samples} turns that
+     * output into a chart of them, redrawn about once a second, titled with the latest progress text.
      */
     public static final class Live implements AutoCloseable {
+        /** The shortest time between two drawings of the chart. */
+        static final long REDRAW_NANOS = TimeUnit.MILLISECONDS.toNanos(700);
         private final java.io.PrintStream console;
+        private final long started = System.nanoTime();
+        private final List<Double> seconds = new ArrayList<>();
+        private final List<Protocol.Sample> samples = new ArrayList<>();
         private String id;
         private int width;
+        private String text = "";
+        private boolean charted; // the output shows the chart, not the line
+        private boolean drawable = true; // false once drawing failed: the text line from then on
+        private long drawnAt;
+        private int drawings;
 
         public Live(java.io.PrintStream console) {
             this.console = console;
         }
 
         public synchronized void show(String text) {
-            if (kernel() != null && statics("display", text) != null) return;
+            this.text = text;
+            if (charted) return; // the chart's next drawing carries it, in its title
+            if (kernel() != null && statics(text, "text/plain") != null) return;
             String padded = width > text.length() ? text + " ".repeat(width - text.length()) : text;
             console.print("\r" + padded);
             console.flush();
             width = text.length();
         }
 
+        /**
+         * One sample of the run (about one a second): in the notebook, from the second one on, the output shows a
+         * chart of all of them instead of the line; elsewhere, or when no chart can be drawn, nothing changes.
+         */
+        public synchronized void sample(Protocol.Sample sample) {
+            if (!drawable || kernel() == null) return;
+            SampleChart chart = sampleChart();
+            if (chart == null) {
+                drawable = false;
+                return;
+            }
+            seconds.add((System.nanoTime() - started) / 1e9);
+            samples.add(sample);
+            long now = System.nanoTime();
+            if (samples.size() < 2 || (charted && now - drawnAt < REDRAW_NANOS)) return;
+            try {
+                Object image = chart.draw(text.isBlank() ? "running" : text,
+                        seconds.stream().mapToDouble(Double::doubleValue).toArray(), List.copyOf(samples));
+                if (statics(image) == null) throw new IllegalStateException("the kernel refused the chart");
+                charted = true;
+                drawnAt = System.nanoTime(); // after drawing: a slow drawing is not followed by another at once
+                drawings++;
+            } catch (RuntimeException | LinkageError e) {
+                drawable = false; // the text line from now on
+                if (charted) {
+                    charted = false;
+                    statics(text, "text/plain");
+                }
+            }
+        }
+
+        /** How many times the chart was drawn (0: the output stayed a line). */
+        public synchronized int drawings() {
+            return drawings;
+        }
+
         /** Ends the line leaving {@code text} in its place, in the notebook and on a console alike. */
         public synchronized void keep(String text) {
-            if (id != null && statics("update", text) != null) {
+            charted = false;
+            if (id != null && statics(text, "text/plain") != null) {
                 id = null;
                 return;
             }
@@ -154,11 +228,12 @@ public final class Show {
             width = 0;
         }
 
-        /** Ends the line: in the notebook the output is emptied, on a console the line is ended (and kept). */
+        /** Ends the line: in the notebook the output (line or chart) is emptied, on a console the line is ended (and kept). */
         @Override
         public synchronized void close() {
+            charted = false;
             if (id != null) {
-                statics("update", "");
+                statics("", "text/plain");
                 id = null;
             }
             if (width > 0) {
@@ -168,21 +243,41 @@ public final class Show {
         }
 
         // JJava's own display / updateDisplay, by reflection: the first call makes the output, later ones replace it.
-        private Object statics(String what, String text) {
+        // With no MIME types, the kernel's renderer decides (a chart: its PNG and record, see register).
+        private Object statics(Object value, String... mimes) {
             try {
                 Class<?> statics = Class.forName(BASE_STATICS, true, kernel().getClass().getClassLoader());
                 if (id == null) {
-                    if (what.equals("update")) return null;
-                    id = (String) statics.getMethod("display", Object.class, String[].class)
-                            .invoke(null, text, new String[] {"text/plain"});
+                    if (value instanceof String s && s.isEmpty()) return null; // nothing to empty
+                    id = mimes.length == 0
+                            ? (String) statics.getMethod("display", Object.class).invoke(null, value)
+                            : (String) statics.getMethod("display", Object.class, String[].class).invoke(null, value, mimes);
+                } else if (mimes.length == 0) {
+                    statics.getMethod("updateDisplay", String.class, Object.class).invoke(null, id, value);
                 } else {
                     statics.getMethod("updateDisplay", String.class, Object.class, String[].class)
-                            .invoke(null, id, text, new String[] {"text/plain"});
+                            .invoke(null, id, value, mimes);
                 }
                 return id;
-            } catch (ReflectiveOperationException | RuntimeException e) {
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
                 return null; // the console line instead
             }
         }
+    }
+
+    private static volatile Optional<SampleChart> sampleChart;
+
+    /** The helpers' {@link SampleChart}, looked up once; null where there is none (a snippet) or it can't load. */
+    static SampleChart sampleChart() {
+        Optional<SampleChart> found = sampleChart;
+        if (found == null) {
+            try {
+                found = ServiceLoader.load(SampleChart.class, Show.class.getClassLoader()).findFirst();
+            } catch (ServiceConfigurationError | RuntimeException | LinkageError e) {
+                found = Optional.empty();
+            }
+            sampleChart = found;
+        }
+        return found.orElse(null);
     }
 }

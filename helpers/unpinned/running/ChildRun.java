@@ -42,11 +42,13 @@ import java.util.stream.Stream;
 /**
  * A child JVM (a snippet run through the course's JBang), as every measurement runs: never inside
  * the notebook's own JVM. Its output is written in full to a log file under the results folder and
- * shown compactly: one progress line that updates in place, plus anything that looks like an
- * error. A snippet talks back with protocol lines on its standard output:
+ * shown compactly: one progress line that updates in place (in the notebook a live chart once samples
+ * come), plus anything that looks like an error. A child that starts children of its own passes their
+ * progress and samples on to its parent, so the notebook shows them too. A snippet talks back with protocol lines on its standard output:
  *
  * <pre>
  * &#64;&#64;progress warm-up 2/3 s · 4,812 req/s      (shown as the updating line)
+ * &#64;&#64;sample req/s=4812 p99_ms=12.3               (that second's figures: in the notebook, a chart updated in place)
  * &#64;&#64;ready {"uri": "http://127.0.0.1:40123/sleep"}   (a server is listening)
  * &#64;&#64;stats {...}                               (a server's answer to "stats" on its standard input)
  * &#64;&#64;result {...}                              (what the run measured, as JSON)
@@ -196,7 +198,7 @@ public final class ChildRun implements AutoCloseable {
         } catch (InterruptedException e) {
             throw cancelled(e);
         } finally {
-            progress.end();
+            progress.finish();
         }
     }
 
@@ -272,7 +274,7 @@ public final class ChildRun implements AutoCloseable {
             } catch (InterruptedException e) {
                 interrupted = true;
             }
-            progress.end();
+            progress.finish();
             if (interrupted) Thread.currentThread().interrupt();
         }
     }
@@ -280,13 +282,16 @@ public final class ChildRun implements AutoCloseable {
     /** Kills the child tree if it still runs; always safe to call. */
     @Override
     public void close() {
-        if (process.isAlive()) destroyTree(process);
+        if (process.isAlive()) {
+            progress.finish(); // before the wait for the child to die: see cancelled()
+            destroyTree(process);
+        }
         try {
             pump.join(TimeUnit.SECONDS.toMillis(2));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        progress.end();
+        progress.finish();
     }
 
     IllegalStateException failure(String what) {
@@ -295,6 +300,9 @@ public final class ChildRun implements AutoCloseable {
     }
 
     private CancellationException cancelled(InterruptedException e) {
+        // First: the notebook answers a Stop at once (JJava cancels the cell's future), and a live output emptied
+        // after that answer stays on the page
+        progress.finish();
         RunGuard.halt(label);
         destroyTree(process);
         Thread.currentThread().interrupt();
@@ -331,6 +339,7 @@ public final class ChildRun implements AutoCloseable {
                     if (line.startsWith(Protocol.PROGRESS)) {
                         progress.show(label + " · " + line.substring(Protocol.PROGRESS.length()));
                     }
+                    else if (line.startsWith(Protocol.SAMPLE)) progress.sample(line.substring(Protocol.SAMPLE.length()));
                     else if (line.startsWith(Protocol.RESULT)) result = line.substring(Protocol.RESULT.length());
                     else protocol.add(line);
                     continue;
@@ -356,19 +365,44 @@ public final class ChildRun implements AutoCloseable {
         }
     }
 
-    /** One line that updates in place (carriage return), as Jupyter and terminals both show it. */
-    // One updating line (Show.Live: in the notebook it leaves nothing on the saved page), and lines that stay.
+    /**
+     * One line that updates in place (carriage return), as Jupyter and terminals both show it, and in the notebook a
+     * live chart of the samples (Show.Live: it leaves nothing on the saved page); lines that stay. In a JVM that is a
+     * child itself, the progress and the samples go on to its parent as protocol lines instead.
+     */
     static final class Progress {
         private final PrintStream out;
         private final Show.Live live;
+        private final boolean forward;
+        private boolean finished;
 
         Progress(PrintStream out) {
+            this(out, Protocol.toParent() && !Show.inKernel());
+        }
+
+        Progress(PrintStream out, boolean forward) {
             this.out = out;
             this.live = new Show.Live(out);
+            this.forward = forward;
         }
 
         synchronized void show(String text) {
-            live.show(text);
+            if (finished) return;
+            if (forward) line(Protocol.PROGRESS + text);
+            else live.show(text);
+        }
+
+        /** A sample line's text ({@code req/s=4812 p99_ms=12.3}). */
+        synchronized void sample(String text) {
+            Protocol.Sample sample = Protocol.Sample.parse(text);
+            if (finished || sample.values().isEmpty()) return;
+            if (forward) line(Protocol.SAMPLE + sample);
+            else live.sample(sample);
+        }
+
+        private void line(String text) {
+            out.println(text);
+            out.flush();
         }
 
         /** A line of its own, kept: ends the progress line first. */
@@ -382,6 +416,15 @@ public final class ChildRun implements AutoCloseable {
         }
 
         synchronized void end() {
+            live.close();
+        }
+
+        /**
+         * Ends the line for good, when the run is over (also stopped or failed): a progress line or sample the output
+         * pump still reads after this (a killed child's last words) makes no new output that would stay on the page.
+         */
+        synchronized void finish() {
+            finished = true;
             live.close();
         }
     }

@@ -2,6 +2,7 @@
 package unpinned.running;
 
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.SingleWriterRecorder;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -167,9 +168,18 @@ public final class HttpLoad {
         }
     }
 
-    /** What a run tells while it runs: a progress line about once a second, and the edges of the measured window. */
+    /**
+     * What a run tells while it runs: a progress line about once a second, each followed by that second's sample,
+     * and the edges of the measured window.
+     */
     public interface Listener {
         default void progress(String line) { }
+
+        /**
+         * The second just past, warm-up included: answers per second and their 99th percentile latency in ms (NaN
+         * when none completed).
+         */
+        default void sample(double requestsPerSecond, double p99Ms) { }
 
         default void windowStarted() { }
 
@@ -329,9 +339,10 @@ public final class HttpLoad {
             return summarize(loops);
         }
 
-        /** Waits for the end of the run, printing a progress line about once a second. */
+        /** Waits for the end of the run, printing a progress line and a sample about once a second. */
         private void report(List<Loop> loops, List<Thread> threads) throws InterruptedException {
             long lastCount = 0, lastTime = start;
+            Histogram second = new Histogram(1, HIGHEST_MICROS, 2);
             boolean measuring = false;
             while (true) {
                 long now = System.nanoTime();
@@ -354,6 +365,9 @@ public final class HttpLoad {
                 double phaseLength = (inWindow ? o.duration() : o.warmUp()).toNanos() / 1e9;
                 listener.progress(String.format(Locale.ROOT, "%s %.0f/%.0f s · %,.0f req/s · %,d errors",
                         inWindow ? "measuring" : "warm-up", Math.min(phase, phaseLength), phaseLength, rate, failed.sum()));
+                second.reset();
+                for (Loop l : loops) second.add(l.recent.getIntervalHistogram());
+                listener.sample(rate, second.getTotalCount() == 0 ? Double.NaN : second.getValueAtPercentile(99) / 1e3);
             }
             long cpuEnd = ProcessStats.cpuNanos();
             stop = true;
@@ -408,6 +422,8 @@ public final class HttpLoad {
         final PriorityQueue<Conn> due = new PriorityQueue<>((a, b) -> Long.compare(a.dueAt, b.dueAt));
         final ByteBuffer readBuffer = ByteBuffer.allocateDirect(64 * 1024);
         final Histogram histogram = new Histogram(1, HIGHEST_MICROS, 3);
+        /** Every answer's latency since the reporter last asked (warm-up too), to 2 digits: each second's p99. */
+        final SingleWriterRecorder recent = new SingleWriterRecorder(1, HIGHEST_MICROS, 2);
         final Map<String, Long> errorKinds = new LinkedHashMap<>();
         long ok, errors, warmUpOk, sumNanos, minNanos = Long.MAX_VALUE, maxNanos = Long.MIN_VALUE;
         double sumSqMs;
@@ -561,8 +577,9 @@ public final class HttpLoad {
                 return;
             }
             if (!c.parser.keepAlive()) c.close();
+            long nanos = now - c.latencyFrom;
+            recent.recordValue(Math.max(1, Math.min(HIGHEST_MICROS, nanos / 1_000)));
             if (now >= run.measureStart && now < run.end) {
-                long nanos = now - c.latencyFrom;
                 ok++;
                 sumNanos += nanos;
                 double ms = nanos / 1e6;

@@ -87,7 +87,7 @@ public final class Charts {
     // Dark, and not a grey: anti-aliased black text makes greys, so tests can tell whiskers from text.
     static final Color ERROR_BAR = new Color(0x222233);
     static final Color REFERENCE = new Color(0x555555);
-    private static final Color[] PALETTE = {BLUE, ORANGE, new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
+    static final Color[] PALETTE = {BLUE, ORANGE, new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
         new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
 
     static {
@@ -880,7 +880,7 @@ public final class Charts {
         if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap
     }
 
-    private static void style(AxesChartStyler st) {
+    static void style(AxesChartStyler st) {
         st.setChartBackgroundColor(Color.WHITE);
         st.setPlotBackgroundColor(Color.WHITE);
         st.setPlotBorderVisible(false);
