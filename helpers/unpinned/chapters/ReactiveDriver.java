@@ -53,11 +53,12 @@ public final class ReactiveDriver {
 
     /** Counted by the users of one run. */
     public static final class Tally {
-        public final LongAdder done = new LongAdder(), errors = new LongAdder();
+        public final LongAdder done = new LongAdder(), errors = new LongAdder(), all = new LongAdder();
         public final AtomicReference<String> firstError = new AtomicReference<>();
 
         /** A query ended now: counted if inside the window. */
         public void ended(Window w) {
+            all.increment(); // warm-up too: the live chart's queries/s
             if (w.contains(System.nanoTime())) done.increment();
         }
 
@@ -128,15 +129,31 @@ public final class ReactiveDriver {
         long start = System.nanoTime() + (long) (warmupS * 1e9);
         Window win = new Window(start, start + (long) (durationS * 1e9));
         Tally tally = new Tally();
-        CompletableFuture<?> ended = load.start(w, users, win, tally);
-        sleepUntil(win.start());
-        double cpu0 = ProcessStats.cpuNanos() / 1e9, server0 = ProcessStats.treeCpuSeconds(serverPid);
-        double busy0 = ProcessStats.machineBusySeconds();
-        sleepUntil(win.start() + (win.end() - win.start()) / 2);
-        int platform = ManagementFactory.getThreadMXBean().getThreadCount();
-        sleepUntil(win.end());
-        double cpu1 = ProcessStats.cpuNanos() / 1e9, server1 = ProcessStats.treeCpuSeconds(serverPid);
-        double busy1 = ProcessStats.machineBusySeconds();
+        long[] last = {System.nanoTime(), 0}; // each second, for a parent's live chart: queries/s and threads
+        Protocol.Sampling live = Protocol.sampleEverySecond(() -> {
+            long now = System.nanoTime(), all = tally.all.sum();
+            double rate = (all - last[1]) / ((now - last[0]) / 1e9);
+            last[0] = now;
+            last[1] = all;
+            return Protocol.Sample.of("queries/s", rate, "platform_threads",
+                    ManagementFactory.getThreadMXBean().getThreadCount());
+        });
+        CompletableFuture<?> ended;
+        double cpu0, server0, busy0, cpu1, server1, busy1;
+        int platform;
+        try (live) {
+            ended = load.start(w, users, win, tally);
+            sleepUntil(win.start());
+            cpu0 = ProcessStats.cpuNanos() / 1e9;
+            server0 = ProcessStats.treeCpuSeconds(serverPid);
+            busy0 = ProcessStats.machineBusySeconds();
+            sleepUntil(win.start() + (win.end() - win.start()) / 2);
+            platform = ManagementFactory.getThreadMXBean().getThreadCount();
+            sleepUntil(win.end());
+            cpu1 = ProcessStats.cpuNanos() / 1e9;
+            server1 = ProcessStats.treeCpuSeconds(serverPid);
+            busy1 = ProcessStats.machineBusySeconds();
+        }
         try {
             ended.get(60 + (long) w.seconds(), TimeUnit.SECONDS);
         } catch (TimeoutException e) {
