@@ -161,6 +161,7 @@ public final class Show {
         private boolean drawable = true; // false once drawing failed: the text line from then on
         private long drawnAt;
         private int drawings;
+        private int generation; // one more at each close(): a drawing begun before it is not shown
 
         public Live(java.io.PrintStream console) {
             this.console = console;
@@ -180,29 +181,49 @@ public final class Show {
          * One sample of the run (about one a second): in the notebook, from the second one on, the output shows a
          * chart of all of them instead of the line; elsewhere, or when no chart can be drawn, nothing changes.
          */
-        public synchronized void sample(Protocol.Sample sample) {
-            if (!drawable || kernel() == null) return;
-            SampleChart chart = sampleChart();
-            if (chart == null) {
-                drawable = false;
-                return;
+        public void sample(Protocol.Sample sample) {
+            SampleChart chart;
+            String title;
+            double[] xs;
+            List<Protocol.Sample> ys;
+            int generation;
+            synchronized (this) {
+                if (!drawable || kernel() == null) return;
+                chart = sampleChart();
+                if (chart == null) {
+                    drawable = false;
+                    return;
+                }
+                seconds.add((System.nanoTime() - started) / 1e9);
+                samples.add(sample);
+                long now = System.nanoTime();
+                if (samples.size() < 2 || (charted && now - drawnAt < REDRAW_NANOS)) return;
+                title = text.isBlank() ? "running" : text;
+                xs = seconds.stream().mapToDouble(Double::doubleValue).toArray();
+                ys = List.copyOf(samples);
+                generation = this.generation;
             }
-            seconds.add((System.nanoTime() - started) / 1e9);
-            samples.add(sample);
-            long now = System.nanoTime();
-            if (samples.size() < 2 || (charted && now - drawnAt < REDRAW_NANOS)) return;
+            // Drawn outside the lock: a Stop's close() must not wait for a drawing (JJava answers the Stop at once,
+            // and an output emptied after that answer stays on the page); a drawing that ends after close() is dropped.
+            Object image;
             try {
-                Object image = chart.draw(text.isBlank() ? "running" : text,
-                        seconds.stream().mapToDouble(Double::doubleValue).toArray(), List.copyOf(samples));
-                if (statics(image) == null) throw new IllegalStateException("the kernel refused the chart");
-                charted = true;
-                drawnAt = System.nanoTime(); // after drawing: a slow drawing is not followed by another at once
-                drawings++;
+                image = chart.draw(title, xs, ys);
             } catch (RuntimeException | LinkageError e) {
-                drawable = false; // the text line from now on
-                if (charted) {
-                    charted = false;
-                    statics(text, "text/plain");
+                image = null;
+            }
+            synchronized (this) {
+                if (generation != this.generation) return;
+                try {
+                    if (image == null || statics(image) == null) throw new IllegalStateException("no chart");
+                    charted = true;
+                    drawnAt = System.nanoTime(); // after drawing: a slow drawing is not followed by another at once
+                    drawings++;
+                } catch (RuntimeException e) {
+                    drawable = false; // the text line from now on
+                    if (charted) {
+                        charted = false;
+                        statics(text, "text/plain");
+                    }
                 }
             }
         }
@@ -214,6 +235,7 @@ public final class Show {
 
         /** Ends the line leaving {@code text} in its place, in the notebook and on a console alike. */
         public synchronized void keep(String text) {
+            generation++;
             charted = false;
             if (id != null && statics(text, "text/plain") != null) {
                 id = null;
@@ -231,6 +253,7 @@ public final class Show {
         /** Ends the line: in the notebook the output (line or chart) is emptied, on a console the line is ended (and kept). */
         @Override
         public synchronized void close() {
+            generation++;
             charted = false;
             if (id != null) {
                 statics("", "text/plain");
