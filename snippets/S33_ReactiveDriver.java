@@ -119,7 +119,7 @@ public class S33_ReactiveDriver {
                 .oneOf("--workload", "all", List.of("wait", "select1", "all"), "select1, wait (pg_sleep), or all (in that order:"
                         + " SELECT 1's thousands of queries warm both drivers up before the waiting query is timed)")
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each window")
-                .number("--duration-s", 1.5, 5, 0.5, 600, "seconds measured per driver and workload")
+                .number("--duration-s", 1, 5, 0.5, 600, "seconds measured per driver and workload")
                 .check(a -> Database.checkUrl())
                 .run(args, S33_ReactiveDriver::measure);
     }
@@ -169,20 +169,20 @@ public class S33_ReactiveDriver {
 
 /*
  * How to run:
- *   tools/jbang reactive-driver                                   (both drivers, both queries: about 20 s)
+ *   tools/jbang reactive-driver                                   (both drivers, both queries: about 15 s)
  *   tools/jbang reactive-driver --workload wait --users 200 --pool 20
  *   UNPINNED_DB_URL=jdbc:postgresql://127.0.0.1:5432/postgres UNPINNED_DB_USER=me UNPINNED_DB_PASSWORD=... \
  *       tools/jbang reactive-driver                               (your own PostgreSQL)
  *
  * What you should see (2 cores, JDK 25.0.3, embedded PostgreSQL 17.11; quick: 50 users, pool 10, 20 ms, 1 s warm-up +
- * 1.5 s per window; four runs, two of them next to another busy JVM):
- *   driver workload  queries/s  x bound  client µs/q  server µs/q
- *   jdbc   select1   22,000-49,000   -     23-43        15-16
- *   r2dbc  select1    4,300-13,000   -    107-223       41-42
- *   jdbc   wait            483-493  0.97-0.99   ~200-245
- *   r2dbc  wait            467-485  0.93-0.97   ~630-1,000
- *   pg_sleep: R2DBC / JDBC 0.97-0.99 x the queries/s: both at the pool's bound, the driver changes nothing.
- *   SELECT 1: R2DBC / JDBC 0.19-0.27 x the queries/s, 4.6-5.9 x the client CPU per query: here the blocking driver
- *   on a virtual thread is the cheaper one (Reactor's operators, the pool's acquire queue and Netty cost more than a
- *   virtual thread's park and unpark). Far more throughput, the post's claim, shows on neither query.
+ * 1 s per window; two runs on an idle machine):
+ *   driver workload  queries/s      x bound    client µs/q  server µs/q
+ *   jdbc   select1   42,700-56,200  -          20-30        14-15
+ *   r2dbc  select1    9,700-10,300  -          152-165      37-39
+ *   jdbc   wait             480-490 0.96-0.98  160-310      40-60
+ *   r2dbc  wait                 480 0.96       1,250-1,400  85-125
+ *   pg_sleep: R2DBC / JDBC 0.98-1.00 x the queries/s: both at the pool's bound, the driver changes nothing.
+ *   SELECT 1: R2DBC / JDBC 0.17-0.24 x the queries/s, 5-8 x the client CPU per query: on this machine and these
+ *   versions the blocking driver on a virtual thread spent less CPU per query (where R2DBC's goes is not profiled
+ *   here). Far more throughput, the post's claim, shows on neither query.
  */

@@ -1,7 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Bounds;
+import unpinned.core.Json;
 import unpinned.core.Measurement;
+import unpinned.core.Results;
 import unpinned.core.RunGuard;
 import unpinned.running.ChildRun;
 import unpinned.running.HttpLoad;
@@ -12,6 +14,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * One endpoint of the sleep server (snippet S04) under a closed loop of users, one copy for chapter 01's sleeping
@@ -111,6 +114,21 @@ public final class EndpointLoad {
         RunGuard.requireFresh();
         if (run == null) throw new IllegalStateException("no sleep-endpoint run yet: run the measurement above first");
         return run.runs();
+    }
+
+    /** Chapter 01's kept sleep-endpoint rows, and when they were measured. */
+    public record Reused(List<SleepRun> rows, String time) {}
+
+    /**
+     * Chapter 01's run of the sleep endpoint ("01-sleep-endpoint") when it was measured on this machine, JDK and
+     * profile with {@code users} users, a pool of {@code pool} and {@code sleepMs}: chapter 06 compares Spring with it
+     * instead of measuring the same two servers again.
+     */
+    public static Optional<Reused> reuse(int users, int pool, int sleepMs) {
+        return Results.earlierHere("01-sleep-endpoint")
+                .map(e -> new Reused(List.of(Json.read(e.data().toString(), SleepRun[].class)), e.time()))
+                .filter(r -> r.rows().size() == 2 && r.rows().stream().allMatch(row -> row.users() == users
+                        && row.sleepMs() == sleepMs && (row.mode().equals("virtual") || row.threads() == pool)));
     }
 
     /** Runs S03 with {@code args} (e.g. "--mode", "both") in its own JVM and returns its result, typed. */

@@ -2,7 +2,6 @@ package unpinned.chapters;
 
 import unpinned.core.Bounds;
 import unpinned.core.Json;
-import unpinned.core.Machine;
 import unpinned.core.Measurement;
 import unpinned.core.Profile;
 import unpinned.core.Published;
@@ -18,9 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * Chapter 02's experiment, one copy for the notebook and for snippet S09 ({@code order-sweep}): the
@@ -191,12 +188,8 @@ public final class OrderSweep {
      * of measuring the same servers again.
      */
     public static Optional<Reused> reuse(String experiment, int users) {
-        Map<String, String> here = Machine.describe();
-        return Results.latest(experiment).map(Results::read).filter(saved -> Stream.of(
-                        "profile", "jdk", "cores").allMatch(k -> here.get(k).equals(
-                        saved.getAsJsonObject("machine").get(k).getAsString())))
-                .map(saved -> new Reused(List.of(Json.read(saved.get("data").toString(), Row[].class)),
-                        saved.getAsJsonObject("machine").get("time").getAsString()))
+        return Results.earlierHere(experiment)
+                .map(e -> new Reused(List.of(Json.read(e.data().toString(), Row[].class)), e.time()))
                 .filter(r -> !r.rows().isEmpty() && r.rows().stream().allMatch(row -> row.users() == users));
     }
 

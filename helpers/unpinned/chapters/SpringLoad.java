@@ -100,7 +100,7 @@ public final class SpringLoad {
                     yield new Plan("pr", "sunwon12's pull request", String.format(Locale.ROOT,
                             "%s users on GET /sleep?ms=%d, Tomcat max %d threads vs virtual threads", list(u), ms,
                             threads), threads, List.of(new Load("sleep", "/sleep?ms=" + ms, ms / 1e3, u,
-                            orElse(warm, p.pick(6, 10)), orElse(warm, levelWarmUp(p.pick(6, 10), u, threads, ms / 1e3)),
+                            orElse(warm, p.pick(4, 10)), orElse(warm, levelWarmUp(p.pick(4, 10), u, threads, ms / 1e3)),
                             orElse(window, p.pick(4, 10)), pub)), null);
                 }
                 case "jpa-blog" -> {
@@ -136,13 +136,13 @@ public final class SpringLoad {
             SourceFigures pub = source ? new SourceFigures("the write-up's test 2, /io?ms=500 (k6 ramping to 2,000 users, mean"
                     + " of 3 runs, Spring Boot 3.3.4, OpenJDK 21, 2 cores)", 188.7, 200, 877, 2_000) : null;
             loads.add(new Load("io", "/io?ms=" + ms, 2 * ms / 1e3, ioUsers, orElse(warm, p.pick(2, 5)),
-                    orElse(warm, levelWarmUp(3, ioUsers, threads, 2 * ms / 1e3)), // the JIT, at the new level
+                    orElse(warm, levelWarmUp(p.pick(2, 3), ioUsers, threads, 2 * ms / 1e3)), // the JIT, at the new level
                     orElse(window, p.pick(2, 10)), pub));
         }
         if (!endpoint.equals("io")) {
             SourceFigures pub = source ? new SourceFigures("the write-up's test 2, /cpu?n=100000000 (the same set-up; virtual"
                     + " / pool = 0.87)", 23.3, Double.NaN, 20.3, Double.NaN) : null;
-            loads.add(new Load("cpu", "/cpu?n=" + n, Double.NaN, cpuUsers, orElse(warm, p.pick(2, 10)),
+            loads.add(new Load("cpu", "/cpu?n=" + n, Double.NaN, cpuUsers, orElse(warm, p.pick(1, 10)),
                     orElse(warm, p.pick(1, 5)), orElse(window, p.pick(2, 30)), pub));
         }
         String scaled = p == Profile.QUICK && !cli.has("--sleep-ms") && !cli.has("--n") && users == null

@@ -332,6 +332,20 @@ public final class Results {
         return Optional.empty();
     }
 
+    /** A kept result measured on this machine, JDK and profile: its data and when it was saved. */
+    public record Earlier(JsonElement data, String time) {}
+
+    /**
+     * The latest kept run of {@code experiment} when it was measured on this machine, JDK, cores and profile: a later
+     * chapter compares with it instead of measuring the same servers again (empty: none, or another set-up).
+     */
+    public static Optional<Earlier> earlierHere(String experiment) {
+        java.util.Map<String, String> here = Machine.describe();
+        return latest(experiment).map(Results::read).filter(saved -> Stream.of("profile", "jdk", "cores")
+                        .allMatch(k -> here.get(k).equals(saved.getAsJsonObject("machine").get(k).getAsString())))
+                .map(saved -> new Earlier(saved.get("data"), saved.getAsJsonObject("machine").get("time").getAsString()));
+    }
+
     /** A results (or reference data) file as a JSON object with "experiment" (a string), "machine" and "data". */
     public static JsonObject read(Path file) {
         if (file == null) throw new IllegalArgumentException("file must be a path, got null");
