@@ -94,8 +94,9 @@ public final class ReactiveDriver {
         }
 
         public Row row(String driver, String workload) {
-            return rows.stream().filter(r -> r.driver().equals(driver) && r.workload().equals(workload)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("no row " + driver + " / " + workload));
+            Row r = find(rows, driver, workload);
+            if (r == null) throw new IllegalArgumentException("no row " + driver + " / " + workload);
+            return r;
         }
 
         /** Client and server CPU per query on one workload, a series each, bars in the order jdbc, r2dbc. */
@@ -106,11 +107,6 @@ public final class ReactiveDriver {
             series.put("PostgreSQL (server)", new double[] {row("jdbc", workload).serverCpuUsPerQuery(),
                     row("r2dbc", workload).serverCpuUsPerQuery()});
             return series;
-        }
-
-        /** R2DBC's figure over JDBC's on one workload (e.g. "throughput" or "clientCpuUsPerQuery"). */
-        public double ratio(String workload, java.util.function.ToDoubleFunction<Row> figure) {
-            return figure.applyAsDouble(row("r2dbc", workload)) / figure.applyAsDouble(row("jdbc", workload));
         }
     }
 
@@ -207,6 +203,7 @@ public final class ReactiveDriver {
         }
     }
 
+    /** The row of one driver on one workload, or null. */
     private static Row find(List<Row> rows, String driver, String workload) {
         return rows.stream().filter(r -> r.driver().equals(driver) && r.workload().equals(workload)).findFirst()
                 .orElse(null);
