@@ -165,8 +165,9 @@ public class S23_PoolCap {
                         + " downstream of --guard bulkhead sleeps 10 x N")
                 .count("--connection-timeout-ms", 500, 500, Database.MIN_TIMEOUT.toMillis(), 60_000, "how long a"
                         + " user waits in the pool before SQLTransientConnectionException (HikariCP refuses < 250)")
-                .oneOf("--guard", "all", List.of("none", "semaphore", "bulkhead", "all"), "none, semaphore,"
-                        + " bulkhead (runs \"mixed\" unguarded, then \"bulkhead\"), or all, in that order")
+                .someOf("--guard", List.of("none", "semaphore", "bulkhead"), "none, semaphore, bulkhead (runs"
+                        + " \"mixed\" unguarded, then \"bulkhead\"), several comma-separated (one JVM, one database),"
+                        + " or all, in that order")
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each level's window")
                 .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
                 .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))

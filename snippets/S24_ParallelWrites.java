@@ -58,7 +58,8 @@ package unpinned.snippets;
  *
  * Each mode in a fresh JVM (the live threads must not carry over), heap fixed at 512 MB as in the post. The
  * warm-up runs the same request on a virtual-thread executor in every mode (the JIT warms the JDBC path; no
- * threads leak before the window). Latencies and throughput count only requests that end inside the window.
+ * threads leak before the window) while HikariCP opens the pool's connections, 30 ms apart; the window waits
+ * until all are open. Latencies and throughput count only requests that end inside the window.
  * Results go to results/s24-parallel-writes/.
  */
 
@@ -167,16 +168,18 @@ public class S24_ParallelWrites {
  *       tools/jbang parallel-writes                               (your own PostgreSQL)
  *
  * What you should see (2 cores, JDK 25, embedded PostgreSQL 17):
- *   quick profile, 200 users, 3 s per mode (another JVM was busy on the same 2 cores in some runs):
+ *   quick profile, 200 users, --duration-s 2 (as chapter 07 runs it; 2026-11-26, nothing else running):
  *   mode           req/s   x CPU bound  mean / p99 ms   live threads after (peak)   CPU s   heap MB
- *   virtual        ~4,000  0.99         ~49 / ~170      15 (15)                     ~5.8    ~230
- *   fixed-leak     ~840    0.74-0.85    ~215 / ~820     ~8,200 (8,200): 15 + 3 per  ~6.7    ~90
- *                                                       request, all still alive
- *   fixed-closed   ~700    0.97         ~256 / ~840     16 (peak ~600)              ~5.5    ~170
- *   virtual / fixed-leak: ~4.7 x the throughput (post: 1.35); fixed-leak / virtual: ~550 x the live threads
- *   (post: 2,981 / 38 = 78). One insert alone takes ~0.13-0.2 ms, so the pool's bound (100 / (3 x 0.15 ms),
- *   ~200,000 req/s) is far above the CPU's: a pool per request spends ~1.8 ms of CPU per request (creating and
- *   starting 3 platform threads), virtual threads ~0.45 ms (PostgreSQL's own share ~0.2 ms). The post's gap is
+ *   virtual        ~8,300  0.99         ~24 / ~85       15-16 (16)                  ~4.6    ~160-220
+ *   fixed-leak     ~870-890 0.74        ~192 / ~750-1,030  ~5,900 (5,900): 15 + 3   ~5.0    ~75
+ *                                                       per request, all still alive
+ *   fixed-closed   ~820-970 0.73-0.75   ~204 / ~790     16 (peak ~610)              ~5.4    ~170
+ *   (an older run, 3 s windows with another JVM busy on the same cores: virtual ~4,000 req/s, fixed-closed
+ *   0.97 x its bound.) virtual / fixed-leak: ~9 x the throughput (post: 1.35); fixed-leak / virtual: ~375 x the
+ *   live threads (post: 2,981 / 38 = 78). One insert alone takes ~0.08-0.18 ms, so the pool's bound
+ *   (100 / (3 x 0.13 ms), ~250,000 req/s) is far above the CPU's: a pool per request spends ~1.6-1.8 ms of CPU per
+ *   request (creating and starting 3 platform threads), virtual threads ~0.2 ms (PostgreSQL's own share ~0.08
+ *   ms); the fixed pools left about a quarter of the 2 cores idle (0.73-0.75 x the CPU bound). The post's gap is
  *   smaller (its MySQL in Docker and JPA cost more per request than the threads do). With 50 users for 1.5 s
  *   the leak ends at ~3,200 live threads; --max-threads 600 stops the run after ~0.4 s and says so.
  */

@@ -177,7 +177,7 @@ public class S25_StructuredFanOut {
                 .oneOf("--impl", "all", List.of("structured", "futures", "futures-cancel", "all"), "structured:"
                         + " StructuredTaskScope (JDK 25 preview); futures: CompletableFuture.allOf as the post;"
                         + " futures-cancel: the futures, cancel(true)-ed on the first failure; all: the three in turn")
-                .count("--slow-ms", 1_000, 2_000, 100, 10_000, "how long each slow sibling's pg_sleep lasts before"
+                .count("--slow-ms", 500, 2_000, 100, 10_000, "how long each slow sibling's pg_sleep lasts before"
                         + " its insert, in ms")
                 .count("--repeat", 2, 5, 1, 20, "requests per implementation")
                 .text("--jdk", "course", "the course JDK (the only choice: " + ONLY_COURSE + ")")
@@ -225,19 +225,19 @@ public class S25_StructuredFanOut {
 
 /*
  * How to run:
- *   tools/jbang structured-fanout                                 (the three, 2 requests each, sleep 1 s)
+ *   tools/jbang structured-fanout                                 (the three, 2 requests each, sleep 0.5 s)
  *   UNPINNED_PROFILE=full tools/jbang structured-fanout           (5 requests each, sleep 2 s)
  *   tools/jbang structured-fanout --impl structured --slow-ms 5000
  *   tools/jbang structured-fanout --jdk 21                        (refused: the API differs on 21-24)
  *
  * What you should see (2 cores, JDK 25, embedded PostgreSQL 17):
- *   quick profile (sleep 1,000 ms, 2 requests each):
- *   structured      fails after ~4-9 ms (0.005-0.009 x the sleep); 0 of 4 sibling rows; each sibling "interrupted
+ *   quick profile (sleep 500 ms, 2 requests each):
+ *   structured      fails after ~4-9 ms (0.01-0.02 x the sleep); 0 of 4 sibling rows; each sibling "interrupted
  *                   in pg_sleep" ~5 ms after the start; subtask states [UNAVAILABLE, UNAVAILABLE, FAILED]; the
  *                   error: FailedException <- PSQLException: duplicate key value violates unique constraint
- *   futures         fails after ~1,005 ms (1.005 x); 4 of 4 sibling rows written before it answered
- *   futures-cancel  fails after ~2 ms (0.002-0.003 x) with a CancellationException, and the siblings, still
- *                   "running" then, write 4 of 4 rows at ~1,004 ms
+ *   futures         fails after ~505 ms (1.01 x); 4 of 4 sibling rows written before it answered
+ *   futures-cancel  fails after ~2-5 ms (0.005-0.01 x) with a CancellationException, and the siblings, still
+ *                   "running" then, write 4 of 4 rows at ~504 ms
  *   Full profile (2,000 ms, 5 requests each): structured ~7 ms (0.004 x), 0 of 10 rows; futures ~2,010 ms
  *   (1.005 x), 10 of 10; futures-cancel ~4.5 ms (0.002 x), and still 10 of 10 rows at ~2,010 ms. The first
  *   structured request of a JVM took ~275 ms (class loading), hence a warm-up request per implementation.

@@ -116,8 +116,9 @@ public class DatabaseTest {
         } finally {
             db.close();
         }
-        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "postmaster " + pid + " still runs");
-        assertTrue(family.stream().noneMatch(ProcessHandle::isAlive), "a postgres process is still running");
+        // (exited but not yet reaped by whoever adopted it counts as ended: a zombie holds no port, memory or files)
+        assertTrue(ProcessHandle.of(pid).map(Database::ended).orElse(true), "postmaster " + pid + " still runs");
+        assertTrue(family.stream().allMatch(Database::ended), "a postgres process is still running");
         assertFalse(Files.exists(folder), folder + " still exists");
         assertTrue(ProcessHandle.allProcesses().noneMatch(h -> h.info().commandLine().orElse("").contains(folder.toString())),
                 "a process still names " + folder);
@@ -238,6 +239,25 @@ public class DatabaseTest {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 assertThrows(SQLException.class, () -> s.executeQuery("SELECT count(*) FROM " + table));
             }
+        }
+    }
+
+    @Test
+    void aServerThatExitedCountsAsEndedBeforeItsAdoptiveParentReapsIt() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs /proc (Linux)");
+        // sh starts a short sleep, then becomes a long one that never reaps it: a zombie for ~5 s, as the server
+        // is after its fast shutdown while an unhurried init has yet to reap it (pg_ctl, its parent, is gone)
+        Process parent = new ProcessBuilder("sh", "-c", "sleep 0.1 & exec sleep 5").start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (parent.toHandle().children().findAny().isEmpty() && System.nanoTime() < deadline) Thread.sleep(5);
+            ProcessHandle child = parent.toHandle().children().findAny().orElseThrow();
+            while (!Database.ended(child) && System.nanoTime() < deadline) Thread.sleep(5);
+            assertTrue(Database.ended(child), "the exited child was not counted as ended");
+            assertTrue(child.isAlive(), "the test meant a zombie: isAlive() still true until it is reaped");
+            assertFalse(Database.ended(parent.toHandle()), "a running process counted as ended");
+        } finally {
+            parent.destroyForcibly().waitFor();
         }
     }
 

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Chapter 07's results, typed: what S23 (db-pool-cap), S24 (parallel-writes), S25 (structured-fanout) and S26
@@ -143,6 +144,15 @@ public final class Backpressure {
                           double durationS, List<Integer> users, List<String> runs, List<Level> levels) {
         public List<BulkheadRow> bulkheadRows() {
             return levels.stream().map(Level::bulkhead).toList();
+        }
+
+        /** The same run with only the levels of {@code names} (one JVM measured several with --guard a,b). */
+        public PoolCap only(String... names) {
+            List<String> kept = List.of(names);
+            return new PoolCap(database, pool, queryMs, slowQueryMs, connectionTimeoutMs, bulkheadPermits,
+                    bulkheadWaitMs, fastUsersMixed, warmupS, durationS, users,
+                    runs.stream().filter(kept::contains).toList(),
+                    levels.stream().filter(l -> kept.contains(l.run())).toList());
         }
     }
 
@@ -355,12 +365,8 @@ public final class Backpressure {
         }
 
         public static PoolOptions of(Experiment.Args a) {
-            List<String> runs = switch (a.oneOf("--guard")) {
-                case "none" -> List.of("none");
-                case "semaphore" -> List.of("semaphore");
-                case "bulkhead" -> List.of("mixed", "bulkhead");
-                default -> List.of("none", "semaphore", "mixed", "bulkhead");
-            };
+            List<String> runs = a.someOf("--guard").stream() // bulkhead: the mix unguarded first, then guarded
+                    .flatMap(g -> g.equals("bulkhead") ? Stream.of("mixed", "bulkhead") : Stream.of(g)).toList();
             return new PoolOptions(a.counts("--users"), a.intCount("--pool"), a.intCount("--query-ms"),
                     a.intCount("--connection-timeout-ms"), runs, a.number("--warmup-s"), a.number("--duration-s"));
         }
@@ -435,7 +441,7 @@ public final class Backpressure {
 
     /** The sizes every S23 run of the notebook shares: pool P, query time q, HikariCP's connection timeout. */
     public record PoolSizes(int pool, int queryMs, int timeoutMs) {
-        /** Runs S23 with {@code guard} at these {@code users} levels. */
+        /** Runs S23 with {@code guard} (one, or several comma-separated: one JVM) at these {@code users} levels. */
         public PoolCap run(String guard, List<Integer> users) {
             PoolCap result = ChildRun.result(PoolCap.class, "S23_PoolCap.java", "--guard", guard, "--pool",
                     "" + pool, "--query-ms", "" + queryMs, "--connection-timeout-ms", "" + timeoutMs, "--users",

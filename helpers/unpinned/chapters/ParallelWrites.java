@@ -131,7 +131,8 @@ public final class ParallelWrites {
                 Runtime.getRuntime().availableProcessors());
         try (Database db = Database.start(System.out)) {
             System.out.println("database: " + db.kind() + ", " + db.version());
-            HikariDataSource pool = db.pool("s24", o.connections(), Duration.ofSeconds(10));
+            // its other connections open while the insert is timed and the warm-up runs; all are open by the window
+            HikariDataSource pool = db.poolFilling("s24", o.connections(), Duration.ofSeconds(10));
             try {
                 createTable(pool, table);
                 return measure(o, db, pool, threads, table, parts, request, insert);
@@ -156,6 +157,7 @@ public final class ParallelWrites {
             Load w = closedLoop("virtual", o.users(), request, pool, ids, o.warmupS(), Integer.MAX_VALUE, serverPid);
             w.requireNoErrors("in the warm-up");
         }
+        db.awaitFull(pool);
         long rowsBefore = countRows(pool, table);
         int baselineThreads = threads.getThreadCount();
         threads.resetPeakThreadCount();

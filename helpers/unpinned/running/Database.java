@@ -168,6 +168,17 @@ public final class Database implements AutoCloseable {
      * {@link java.sql.SQLTransientConnectionException}. Closed by {@link #close()} if not before.
      */
     public HikariDataSource pool(String name, int size, Duration connectionTimeout) {
+        HikariDataSource ds = poolFilling(name, size, connectionTimeout);
+        awaitFull(ds, size);
+        return ds;
+    }
+
+    /**
+     * The same pool, returned once its first connection is open: HikariCP opens the others one at a time, 30 ms
+     * apart ({@code HikariPool.PoolEntryCreator.call} sleeps after each, HikariCP 6.3), ~3 s for 100, so a run can
+     * time or warm up meanwhile; {@link #awaitFull} before a measured window.
+     */
+    public HikariDataSource poolFilling(String name, int size, Duration connectionTimeout) {
         if (name == null || !name.matches("[A-Za-z0-9._-]{1,64}")) {
             throw new IllegalArgumentException("pool name must be 1 to 64 letters, digits, '.', '_' or '-'; got "
                     + (name == null ? "null" : "'" + name + "'"));
@@ -200,7 +211,6 @@ public final class Database implements AutoCloseable {
             ds = new HikariDataSource(c); // opens the first connection, or throws
             pools.add(ds);
         }
-        awaitFull(ds, size);
         return ds;
     }
 
@@ -242,6 +252,11 @@ public final class Database implements AutoCloseable {
     }
 
     /** Waits until the pool holds all its connections, so a measurement doesn't see them being opened. */
+    /** Waits until every connection of {@code ds} is open (see {@link #poolFilling}); closes it if they can't be. */
+    public void awaitFull(HikariDataSource ds) {
+        awaitFull(ds, ds.getMaximumPoolSize());
+    }
+
     private void awaitFull(HikariDataSource ds, int size) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10) + TimeUnit.MILLISECONDS.toNanos(50L * size);
         try {
@@ -528,7 +543,7 @@ public final class Database implements AutoCloseable {
      */
     private static void stopProcess(long pid, Path dataDir) {
         if (pid <= 0) return;
-        ProcessHandle h = ProcessHandle.of(pid).filter(ProcessHandle::isAlive).orElse(null);
+        ProcessHandle h = ProcessHandle.of(pid).filter(p -> !ended(p)).orElse(null);
         if (h == null) return;
         if (h.info().command().isEmpty()) {
             waitFor(h, 3);
@@ -546,15 +561,33 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * Polls every 10 ms: the server is not this JVM's child (pg_ctl started it), so onExit() would poll too, from
+     * 300 ms on, and would count it alive until whoever adopted it reaps it (a slow init kept it ~1.5 s).
+     */
     private static boolean waitFor(ProcessHandle h, int seconds) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!ended(h)) {
+            if (System.nanoTime() > deadline) return false;
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return ended(h);
+            }
+        }
+        return true;
+    }
+
+    /** Gone, or exited and only waiting to be reaped (a zombie: state Z in /proc/PID/stat on Linux). */
+    static boolean ended(ProcessHandle h) {
+        if (!h.isAlive()) return true;
         try {
-            h.onExit().get(seconds, TimeUnit.SECONDS);
-            return true;
-        } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-            return !h.isAlive();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return !h.isAlive();
+            String stat = Files.readString(Path.of("/proc", Long.toString(h.pid()), "stat"));
+            int afterName = stat.lastIndexOf(')') + 2; // the name may hold spaces and ')': the state follows the last
+            return afterName > 1 && afterName < stat.length() && stat.charAt(afterName) == 'Z';
+        } catch (IOException | RuntimeException e) {
+            return !h.isAlive(); // no /proc (not Linux), or gone since
         }
     }
 
