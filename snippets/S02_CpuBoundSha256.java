@@ -4,6 +4,8 @@
 //DEPS org.openjdk.jmh:jmh-core:1.37
 //DEPS org.openjdk.jmh:jmh-generator-annprocess:1.37
 //SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/running/JmhArgs.java
 package unpinned.snippets;
 

@@ -52,11 +52,23 @@ def _first_cell() -> str:
     return next(c.source for c in nb.cells if c.cell_type == "code")
 
 
-def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_chart(tmp_path):
-    nb = _notebook(_first_cell(), LOAD_CELL)
+CARRIERS_CELL = """var cpu = EndpointLoad.cpuEndpoint("--mode", "virtual", "--users", "20", "--n", "2000000",
+    "--warmup-s", "1", "--duration-s", "4", "--repeat", "1");   // chapter 04's CPU endpoint, tiny"""
+JMH_CELL = """var jmh = ExecutorBatches.io(java.util.Map.of("executor", "fixed-200,virtual", "tasks", "100"));"""
+
+
+@pytest.fixture(scope="module")
+def live_runs():
+    """One kernel runs them all: chapter 01's load path, chapter 04's CPU endpoint, a JMH run, then asks its JDK."""
+    nb = _notebook(_first_cell(), LOAD_CELL, CARRIERS_CELL, JMH_CELL, "Runtime.version().feature()")
     client = _Recording(nb, timeout=300, kernel_name=KERNEL_NAME, allow_errors=False,
                         resources={"metadata": {"path": str(HOME / "notebooks")}})
     client.execute()
+    return client, nb
+
+
+def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_chart(tmp_path, live_runs):
+    client, nb = live_runs
     saved = tmp_path / "live.ipynb"
     nbformat.write(nb, saved)
 
@@ -71,7 +83,9 @@ def test_a_load_test_updates_one_chart_while_it_runs_and_leaves_only_the_final_c
     # at most about one drawing a second: no flood
     assert len(charts) <= span / 0.6 + 2, f"{len(charts)} drawings in {span:.1f} s"
     records = [m["content"].get("metadata", {}).get(page.CHART_KEY, {}) for _, m in charts]
-    assert all([s["name"] for s in r.get("series", [])] == ["req/s", "p99 ms"] for r in records), records[-1]
+    # the server's carriers busy join them once a virtual thread was seen mounted (sleepers rarely are)
+    assert all([s["name"] for s in r.get("series", [])][:2] == ["req/s", "p99 ms"] for r in records), records[-1]
+    assert all({s["name"] for s in r["series"][2:]} <= {"carriers busy"} for r in records), records[-1]
     assert records[-1]["series"][0]["points"] >= 3, records[-1]
 
     # (b) the saved notebook keeps the cell's own chart only: the live output emptied, no display id anywhere
@@ -122,3 +136,31 @@ def test_a_stopped_load_test_leaves_no_live_chart_behind(tmp_path):
     outputs = json.loads(saved.read_text())["cells"][1]["outputs"]
     assert not [o for o in outputs if "image/png" in o.get("data", {})], "the live chart stayed on the page"
     assert "display_id" not in saved.read_text()
+
+
+def test_carriers_busy_and_each_jmh_iteration_are_drawn_while_they_run(live_runs):
+    """Where the experiment is about carriers, the live chart shows them: the CPU endpoint on virtual threads draws the
+    server's carriers busy (VirtualThreadSchedulerMXBean, JDK 24+) next to req/s and p99; a JMH run draws each
+    iteration's score as it lands, one line per executor on one ms/op axis."""
+    client, nb = live_runs
+
+    def last_series(cell_index: int) -> list[dict]:
+        charts = _live_charts(client, cell_index)
+        assert len(charts) >= 2, f"cell {cell_index}: no live chart"
+        return charts[-1][1]["content"].get("metadata", {}).get(page.CHART_KEY, {}).get("series", [])
+
+    cpu = last_series(2)
+    names = [s["name"] for s in cpu]
+    client_jdk = int(nb.cells[4].outputs[0]["data"]["text/plain"])  # the kernel's JDK, asked, not assumed
+    if client_jdk >= 24:
+        assert names == ["req/s", "p99 ms", "carriers busy"], names
+        assert cpu[2]["points"] >= 2, cpu
+    else:
+        assert names == ["req/s", "p99 ms"], names  # no public figure for carriers before JDK 24
+    jmh = last_series(3)
+    assert [s["name"] for s in jmh] == ["fixed-200 ms/op", "virtual ms/op"], jmh
+    assert all(s["points"] >= 1 for s in jmh), jmh
+    carriers = sum(s["points"] for s in cpu if s["name"] == "carriers busy")
+    report(f"26 live: the CPU endpoint's chart drew {', '.join(names)} ({carriers} points of carriers busy on JDK"
+           f" {client_jdk}); JMH drew {sum(s['points'] for s in jmh)} iteration scores of"
+           f" {len(jmh)} executors as they landed")

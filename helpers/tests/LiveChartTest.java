@@ -29,6 +29,24 @@ public class LiveChartTest {
     }
 
     @Test
+    void figuresInTheFirstOnesUnitShareItsAxis() {
+        // JMH's iterations, one executor after another: each series holds only its own stretch of the run
+        List<Protocol.Sample> samples = new ArrayList<>();
+        String[] names = {"fixed-8_ms/op", "fixed-200_ms/op", "virtual_ms/op"};
+        double[] seconds = new double[6];
+        for (int i = 0; i < 6; i++) {
+            seconds[i] = i + 1;
+            samples.add(new Protocol.Sample(java.util.Map.of(names[i / 2], 3_000.0 / (i / 2 + 1))));
+        }
+        DrawnChart drawn = (DrawnChart) new LiveChart().draw("S01 · JMH", seconds, samples);
+        assertEquals(List.of(new DrawnChart.Drawn("fixed-8 ms/op", 2), new DrawnChart.Drawn("fixed-200 ms/op", 2),
+                new DrawnChart.Drawn("virtual ms/op", 2)), drawn.series());
+        assertEquals("ms/op", LiveChart.unit("virtual_ms/op"));
+        assertEquals("ms", LiveChart.unit("p99_ms"));
+        assertEquals("req/s", LiveChart.unit("req/s"));
+    }
+
+    @Test
     void aLongTitleIsCutAtAWordToOneLine() {
         String longTitle = "SpringLoad · HttpLoad · 1000 connections · measuring 12/20 s · 4,812 req/s · 0 errors"
                 + " · and then a good deal more that no chart of 600 pixels could hold on one line";

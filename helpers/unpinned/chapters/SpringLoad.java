@@ -100,8 +100,8 @@ public final class SpringLoad {
                     yield new Plan("pr", "sunwon12's pull request", String.format(Locale.ROOT,
                             "%s users on GET /sleep?ms=%d, Tomcat max %d threads vs virtual threads", list(u), ms,
                             threads), threads, List.of(new Load("sleep", "/sleep?ms=" + ms, ms / 1e3, u,
-                            orElse(warm, p.pick(4, 10)), orElse(warm, levelWarmUp(p.pick(4, 10), u, threads, ms / 1e3)),
-                            orElse(window, p.pick(4, 10)), pub)), null);
+                            orElse(warm, p.pick(3, 10)), orElse(warm, levelWarmUp(p.pick(3, 10), u, threads, ms / 1e3)),
+                            orElse(window, p.pick(3, 10)), pub)), null);
                 }
                 case "jpa-blog" -> {
                     int ms = cli.intValue("--sleep-ms", 1000, 1, 60_000);

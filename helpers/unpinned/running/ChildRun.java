@@ -31,6 +31,7 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -225,6 +226,16 @@ public final class ChildRun implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds {@code figures} to each sample the child reports (a server's carriers busy next to the load generator's
+     * requests per second): asked from the thread that reads the child, so it must answer fast; once it fails or
+     * returns null, the samples go on without it.
+     */
+    public ChildRun addToSamples(java.util.function.Supplier<Map<String, Double>> figures) {
+        progress.addToSamples(figures);
+        return this;
+    }
+
     /** Writes one line to the child's standard input (a command such as "stats"). */
     public void send(String line) {
         try {
@@ -392,9 +403,34 @@ public final class ChildRun implements AutoCloseable {
             else live.show(text);
         }
 
-        /** A sample line's text ({@code req/s=4812 p99_ms=12.3}). */
-        synchronized void sample(String text) {
+        private volatile java.util.function.Supplier<Map<String, Double>> extra;
+
+        void addToSamples(java.util.function.Supplier<Map<String, Double>> figures) {
+            extra = figures;
+        }
+
+        /** A sample line's text ({@code req/s=4812 p99_ms=12.3}), with the figures {@link #addToSamples} gives. */
+        void sample(String text) {
             Protocol.Sample sample = Protocol.Sample.parse(text);
+            var figures = extra;
+            if (figures != null && !sample.values().isEmpty()) { // outside the lock: it may ask another process
+                Map<String, Double> more;
+                try {
+                    more = figures.get();
+                } catch (RuntimeException e) {
+                    more = null;
+                }
+                if (more == null) extra = null;
+                else {
+                    Map<String, Double> all = new java.util.LinkedHashMap<>(sample.values());
+                    more.forEach(all::putIfAbsent);
+                    sample = new Protocol.Sample(all);
+                }
+            }
+            showSample(sample);
+        }
+
+        private synchronized void showSample(Protocol.Sample sample) {
             if (finished || sample.values().isEmpty()) return;
             if (forward) line(Protocol.SAMPLE + sample);
             else live.sample(sample);

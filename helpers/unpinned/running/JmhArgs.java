@@ -2,8 +2,11 @@
 package unpinned.running;
 
 import unpinned.core.Profile;
+import unpinned.core.Protocol;
 
 import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatFactory;
 import org.openjdk.jmh.results.format.ResultFormatType;
@@ -203,7 +206,13 @@ public final class JmhArgs {
             org.openjdk.jmh.Main.main(merged); // lists, then returns
             return;
         }
-        String failure = run(options, report);
+        Map<String, List<String>> effective = new TreeMap<>(parameters(benchmark, defaults));
+        effective.putAll(params(merged));
+        Set<String> varying = new TreeSet<>();
+        effective.forEach((name, values) -> {
+            if (values.size() > 1) varying.add(name);
+        });
+        String failure = run(options, report, varying);
         if (failure != null) {
             System.out.flush();
             System.err.println(snippet + ": " + failure + "; nothing saved");
@@ -212,7 +221,8 @@ public final class JmhArgs {
     }
 
     /** Runs JMH; null when every benchmark it started gave a result (then saved, if asked), else why not. */
-    private static String run(CommandLineOptions options, CommandLineOptions report) throws IOException {
+    private static String run(CommandLineOptions options, CommandLineOptions report, Set<String> varying)
+            throws IOException {
         // JMH's own console output (or -o's file), counting the benchmarks it starts; System.out stays open
         PrintStream out = options.getOutput().hasValue()
                 ? new PrintStream(new FileOutputStream(options.getOutput().get()), true, StandardCharsets.UTF_8)
@@ -227,11 +237,19 @@ public final class JmhArgs {
                         console.flush();
                         return null;
                     }
+                    Object answer;
                     try {
-                        return method.invoke(console, a);
+                        answer = method.invoke(console, a);
                     } catch (InvocationTargetException e) {
                         throw e.getCause();
                     }
+                    if (method.getName().equals("iterationResult")) { // a parent's live chart: each iteration's score
+                        console.flush(); // after JMH's "Iteration   1: 52.1 ms/op" line, on a line of its own
+                        IterationResult r = (IterationResult) a[3];
+                        Protocol.sample(new Protocol.Sample(Map.of(seriesName((BenchmarkParams) a[0], varying,
+                                r.getScoreUnit()), r.getPrimaryResult().getScore())));
+                    }
+                    return answer;
                 });
         Collection<RunResult> results;
         try {
@@ -263,6 +281,18 @@ public final class JmhArgs {
             System.out.println("Benchmark result is saved to " + file);
         }
         return null;
+    }
+
+    /**
+     * A live chart's name for one benchmark's iterations: the values of the parameters that vary in this run (or the
+     * method's name), then the unit, as {@code fixed-8_ms/op}; figures in one unit share an axis.
+     */
+    static String seriesName(BenchmarkParams b, Set<String> varying, String unit) {
+        List<String> parts = new ArrayList<>();
+        for (String key : b.getParamsKeys()) if (varying.contains(key)) parts.add(b.getParam(key));
+        if (parts.isEmpty()) parts.add(b.getBenchmark().substring(b.getBenchmark().lastIndexOf('.') + 1));
+        parts.add(unit);
+        return String.join("_", parts).replaceAll("[\\s=]+", "-");
     }
 
     /** The merged command line less {@code -rf} and {@code -rff}: {@link #runOrExit} writes the result file itself. */

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * One load run against a server in its own JVM, with the load generator in another JVM of its own
@@ -114,6 +115,7 @@ public final class LoadRun {
         List<Double> machineBusyCores = new ArrayList<>(); // the whole machine, sampled with the processes
         // the first window may wait for the generator's first compile as well as its warm-up
         try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
+            generator.addToSamples(carriersBusy(server));
             for (int i = 0; i < counts.size(); i++) {
                 Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
                 generator.await(Protocol.WINDOW_START, warmUp);
@@ -139,6 +141,20 @@ public final class LoadRun {
             }
             return measured;
         }
+    }
+
+    /**
+     * The server's carriers busy (virtual threads mounted: {@link ProcessStats#mountedVirtualThreads}) for the live
+     * chart, from the first time one is busy (a pool server's count stays at 0: not shown); none on JDK 21-23.
+     */
+    static java.util.function.Supplier<Map<String, Double>> carriersBusy(ServerProcess server) {
+        boolean[] seen = {false};
+        return () -> {
+            int mounted = server.stats().get("mountedVirtualThreads").getAsInt();
+            if (mounted < 0) return null; // no figure on this JDK: stop asking
+            seen[0] |= mounted > 0;
+            return seen[0] ? Map.of("carriers_busy", (double) mounted) : Map.of();
+        };
     }
 
     /** The S05 command line for {@code o}. */

@@ -24,7 +24,8 @@ public final class ProcessStats {
     /**
      * Process CPU time (ns), resident memory (bytes, -1 where unknown), heap used and committed (bytes),
      * live platform threads as the JVM counts them (virtual threads are not among them), and the
-     * process's operating-system threads (-1 where unknown).
+     * process's operating-system threads (-1 where unknown), and the virtual threads mounted (carriers busy; -1
+     * before JDK 24).
      */
     public static Map<String, Object> snapshot() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -37,7 +38,24 @@ public final class ProcessStats {
         m.put("heapCommittedBytes", heap.getCommitted());
         m.put("liveThreads", ManagementFactory.getThreadMXBean().getThreadCount());
         m.put("osThreads", field(status, "Threads:"));
+        m.put("mountedVirtualThreads", mountedVirtualThreads());
         return m;
+    }
+
+    /**
+     * Virtual threads mounted on a carrier right now, i.e. carriers busy: {@code
+     * jdk.management.VirtualThreadSchedulerMXBean.getMountedVirtualThreadCount()} (JDK 24+, read by reflection: the
+     * helpers compile for 21); -1 on JDK 21-23, where no public API tells.
+     */
+    public static int mountedVirtualThreads() {
+        try {
+            Class<?> type = Class.forName("jdk.management.VirtualThreadSchedulerMXBean");
+            @SuppressWarnings({"unchecked", "rawtypes"})
+            Object bean = ManagementFactory.getPlatformMXBean((Class) type);
+            return bean == null ? -1 : (Integer) type.getMethod("getMountedVirtualThreadCount").invoke(bean);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return -1;
+        }
     }
 
     /**

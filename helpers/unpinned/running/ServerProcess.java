@@ -80,7 +80,7 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** The server's own figures now: cpuNanos, rssBytes, heapUsedBytes, liveThreads, osThreads, and its own counters. */
-    public JsonObject stats() {
+    public synchronized JsonObject stats() { // a live chart asks each second, the run at its window's ends
         child.send("stats");
         return Json.parse(child.await(Protocol.STATS, STATS_TIMEOUT)).getAsJsonObject();
     }
