@@ -106,8 +106,7 @@ def test_notebook_runs_twice_in_one_kernel(path, results_dir):
     CHAPTER_FIRST_RUN[path.name[:2]] = seconds[0]
     second = (f"run 2 {seconds[1]:.0f} s in one kernel" if len(seconds) > 1
               else "run 2 in the browser pass (test_browser.py)")
-    target = 180 if path.name == "06-spring-boot.ipynb" else 120  # chapter 06: eight Spring Boot start-ups
-    report(f"{path.name}: run 1 {seconds[0]:.0f} s, {second} (target: < {target} s each)")
+    report(f"{path.name}: run 1 {seconds[0]:.0f} s, {second} (target: < 120 s each, chapter 00's promise)")
 
 
 # ----------------------------------------------------------------------------- physics of chapter 01
