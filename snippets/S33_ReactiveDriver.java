@@ -117,8 +117,8 @@ public class S33_ReactiveDriver {
                 .count("--query-ms", 20, 20, 1, 10_000, "the waiting query: SELECT pg_sleep(N / 1000)")
                 .oneOf("--driver", "all", List.of("jdbc", "r2dbc", "all"), "jdbc, r2dbc, or all (both, in turn)")
                 .oneOf("--workload", "all", List.of("wait", "select1", "all"), "select1, wait (pg_sleep), or all (in"
-                        + " that order:"
-                        + " SELECT 1's thousands of queries warm both drivers up before the waiting query is timed)")
+                        + " that order: SELECT 1's thousands of queries warm both drivers up before the waiting"
+                        + " query is timed)")
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each window")
                 .number("--duration-s", 1, 5, 0.5, 600, "seconds measured per driver and workload")
                 .check(a -> Database.checkUrl())

@@ -189,11 +189,14 @@ public final class JmhArgs {
         }
         String[] merged;
         CommandLineOptions options, report;
+        Map<String, List<String>> effective; // each parameter's values in this run: the benchmark's, then -p's
         try {
             merged = merge(defaults, args);
             Map<String, List<String>> params = params(merged);
-            requireKnown(params, parameters(benchmark, defaults).keySet());
+            effective = new TreeMap<>(parameters(benchmark, defaults));
+            requireKnown(params, effective.keySet());
             validate.accept(params);
+            effective.putAll(params);
             report = new CommandLineOptions(merged);
             options = new CommandLineOptions(withoutReport(merged));
         } catch (IllegalArgumentException | CommandLineOptionException e) {
@@ -206,8 +209,6 @@ public final class JmhArgs {
             org.openjdk.jmh.Main.main(merged); // lists, then returns
             return;
         }
-        Map<String, List<String>> effective = new TreeMap<>(parameters(benchmark, defaults));
-        effective.putAll(params(merged));
         Set<String> varying = new TreeSet<>();
         effective.forEach((name, values) -> {
             if (values.size() > 1) varying.add(name);

@@ -48,14 +48,34 @@ public final class ProcessStats {
      * helpers compile for 21); -1 on JDK 21-23, where no public API tells.
      */
     public static int mountedVirtualThreads() {
+        if (MOUNTED == null) return -1;
+        try {
+            return (Integer) MOUNTED.invoke(MOUNTED_BEAN);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    // looked up once: a server answers a stats request every second while a live chart runs
+    private static final Object MOUNTED_BEAN;
+    private static final java.lang.reflect.Method MOUNTED;
+
+    static {
+        Object bean = null;
+        java.lang.reflect.Method method = null;
         try {
             Class<?> type = Class.forName("jdk.management.VirtualThreadSchedulerMXBean");
             @SuppressWarnings({"unchecked", "rawtypes"})
-            Object bean = ManagementFactory.getPlatformMXBean((Class) type);
-            return bean == null ? -1 : (Integer) type.getMethod("getMountedVirtualThreadCount").invoke(bean);
+            Object found = ManagementFactory.getPlatformMXBean((Class) type);
+            if (found != null) {
+                bean = found;
+                method = type.getMethod("getMountedVirtualThreadCount");
+            }
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return -1;
+            // JDK 21-23: no such bean
         }
+        MOUNTED_BEAN = bean;
+        MOUNTED = method;
     }
 
     /**
