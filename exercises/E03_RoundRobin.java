@@ -18,6 +18,7 @@
 //SOURCES ../helpers/unpinned/core/Results.java
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 
 /*
  * Exercise 03.round-robin (notebooks/03-what-a-virtual-thread-is.ipynb).

@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/core/Results.java
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 
 /*
  * Exercise 04.give-the-carrier-back (notebooks/04-the-scheduler.ipynb).

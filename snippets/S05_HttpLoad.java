@@ -7,6 +7,7 @@
 //SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/running/ProcessStats.java
 //SOURCES ../helpers/unpinned/running/HttpLoad.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

@@ -20,6 +20,10 @@
 //SOURCES ../helpers/unpinned/chapters/OrderSweep.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
 package unpinned.snippets;
 
 /*

@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/Switches.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

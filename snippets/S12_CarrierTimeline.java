@@ -20,6 +20,7 @@
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -17,6 +17,7 @@
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Cli.java
 //SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -17,6 +17,7 @@
 //SOURCES ../helpers/unpinned/running/Jfr.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/Pinning.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

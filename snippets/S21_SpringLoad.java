@@ -19,6 +19,8 @@
 //SOURCES ../helpers/unpinned/running/LoadRun.java
 //SOURCES ../helpers/unpinned/chapters/SpringLoad.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

@@ -22,6 +22,7 @@
 //SOURCES ../helpers/unpinned/chapters/ParallelWrites.java
 //SOURCES ../helpers/unpinned/core/Bounds.java
 //SOURCES ../helpers/unpinned/core/Published.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -21,6 +21,7 @@
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Published.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -20,6 +20,7 @@
 //SOURCES ../helpers/unpinned/core/Bounds.java
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/chapters/ParkedThreads.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -16,6 +16,7 @@
 //SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/chapters/StackChunks.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

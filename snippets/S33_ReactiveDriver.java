@@ -23,6 +23,7 @@
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/chapters/Backpressure.java
 //SOURCES ../helpers/unpinned/chapters/ReactiveDriver.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

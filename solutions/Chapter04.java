@@ -24,6 +24,10 @@
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/core/Cli.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
 package unpinned.solutions;
 
 /*

@@ -22,6 +22,10 @@
 //SOURCES ../helpers/unpinned/running/LoadRun.java
 //SOURCES ../helpers/unpinned/core/Cli.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
 package unpinned.solutions;
 
 /*

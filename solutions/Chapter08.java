@@ -20,6 +20,10 @@
 //SOURCES ../helpers/unpinned/running/ServerProcess.java
 //SOURCES ../helpers/unpinned/running/HttpLoad.java
 //SOURCES ../helpers/unpinned/running/LoadRun.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
 package unpinned.solutions;
 
 /*

@@ -16,6 +16,7 @@
 //SOURCES ../helpers/unpinned/core/Results.java
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 
 /*
  * Worked solution to exercise 02.wait-for-it (notebooks/02-reactive-and-one-service-three-ways.ipynb):

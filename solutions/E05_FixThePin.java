@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/core/Results.java
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 
 /*
  * Worked solution to exercise 05.fix-the-pin (notebooks/05-pinning-jdk-21-vs-25.ipynb): try it there first.

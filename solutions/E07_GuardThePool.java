@@ -15,6 +15,7 @@
 //SOURCES ../helpers/unpinned/core/Results.java
 //SOURCES ../helpers/unpinned/core/RunGuard.java
 //SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 
 /*
  * Worked solution to exercise 07.guard-the-pool (notebooks/07-a-real-database-and-backpressure.ipynb):

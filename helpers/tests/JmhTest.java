@@ -118,7 +118,7 @@ public class JmhTest {
 
     @Test
     void jmhArgsUserFlagsWinFlagByFlag() {
-        assertArrayEquals(new String[] {"-f", "1", "-wi", "1", "-w", "1s", "-i", "1", "-r", "1s", "-foe", "true"},
+        assertArrayEquals(new String[] {"-f", "1", "-wi", "1", "-w", "1s", "-i", "1", "-r", "500ms", "-foe", "true"},
                 JmhArgs.merge(JmhArgs.QUICK, "-i", "1"));
         assertArrayEquals(JmhArgs.QUICK.toArray(), JmhArgs.merge(JmhArgs.QUICK));
         assertArrayEquals(new String[] {"-f", "1", "-p", "updates=50000", "-p", "tasks=16"},

@@ -34,7 +34,7 @@ public class ProcessStatsTest {
     void whatTheMachineDidBesideTheMeasuredProcessesComesOffTheCpuBound() {
         // 10,000 requests in 2 s; server 60 µs + generator 20 µs each = 0.8 s of CPU = 0.4 cores of ours
         HttpLoad.Result load = new HttpLoad.Result("closed", 100, 2, 0, 10_000, 0, 2.0, 5_000, 110, 110, 120, 1,
-                110, 111, 115, 119, 20, 0, Map.of());
+                110, 111, 115, 119, 20, 0, Map.of(), new double[0], new double[0]);
         ServerProcess.Usage server = new ServerProcess.Usage(0.6, 60, 100, 50, 20, 30);
         var busy = new LoadRun.Measured(load, server, List.of(), 1.0);
         assertEquals(0.6, busy.otherCores(), 1e-9);

@@ -30,7 +30,7 @@ public class ResultsTest {
         assertTrue(file.getFileName().toString().matches("\\d{8}-\\d{6}-\\d{3}-" + Profile.current().id() + "\\.json"), file.toString());
 
         JsonObject doc = Results.read(file);
-        assertEquals(List.of("experiment", "machine", "measurements", "data"), List.copyOf(doc.keySet()));
+        assertEquals(List.of("experiment", "machine", "busy", "measurements", "data"), List.copyOf(doc.keySet()));
         assertEquals(0, doc.getAsJsonArray("measurements").size(), "Comparison rows name no measurements");
         assertEquals("sleep-vs-pool", doc.get("experiment").getAsString());
         JsonObject machine = doc.getAsJsonObject("machine");

@@ -77,22 +77,22 @@ public final class CodeExercises {
     static final Map<String, Exercise> EXERCISES = new TreeMap<>(Map.ofEntries(
             Map.entry("02.wait-for-it", new Exercise("02.wait-for-it", "E02_WaitForIt.java",
                     "Wait for it: the order completes when shipping has been told",
-                    "5ae5b9c4893602811753f8a08053b94d68391af9faa3d8110e97d9ae295e7f73")),
+                    "78a6fbdcf892900b9da60313ff069399f761e3c09e0839b52dc85e7bdb0a1910")),
             Map.entry("03.round-robin", new Exercise("03.round-robin", "E03_RoundRobin.java",
                     "A fair scheduler on Continuation",
-                    "2936bd088ff9b2ea299927cbd6df07f37ed58de529cd460f6c5f999c41187614")),
+                    "40dd5d03ff283e41e8c7b735995cb929f13fcd4f7bfa0aa7cce7782f00c3a678")),
             Map.entry("04.give-the-carrier-back", new Exercise("04.give-the-carrier-back", "E04_GiveTheCarrierBack.java",
                     "A CPU-bound task that lets a latency probe run on the only carrier",
-                    "7f1085889998f1ce3134e77a87c6f3da260fc3570a09f360a9b05fb479040957")),
+                    "fd9f16f22e92341b5aabbc89ab39fcd2671ba1da41e5f720c875ef595236384a")),
             Map.entry("05.fix-the-pin", new Exercise("05.fix-the-pin", "E05_FixThePin.java",
                     "Fix the pin on JDK 21, keeping the lock",
-                    "d3e709009ff1bf82defe452b64005fdddc263eadc60ac8c43b643093f7656388")),
+                    "606641ca8ba1a20efccf85d1cb18a9a85db38fb43d3f108ee276a22c595fa409")),
             Map.entry("06.virtual-tomcat", new Exercise("06.virtual-tomcat", "E06_VirtualTomcat.java",
                     "Spring Boot on virtual threads, fan-out included",
-                    "f520d6e85a20cbd061b7812fc354e1a18139f5cdaa268de9f53dec8ed6a471c3")),
+                    "9dd5011ae14e4bd490f20eebf6fb3d3d6fcae6acac2c46ee23a40e10ba85b839")),
             Map.entry("07.guard-the-pool", new Exercise("07.guard-the-pool", "E07_GuardThePool.java",
                     "A Semaphore in front of a small pool: nobody times out",
-                    "7b8cde3a4ec8c16c3db6bf976c044469e131d6a826f5cdfe2a2d6d07f84e0f27"))));
+                    "11c61c9e9713d858cbabb02a1a20d96f0bd2ba638803182266575f86c5dbe95c"))));
 
     /** The exit codes of a check run from the command line. */
     static final int PASSED = 0, NOT_YET = 1, USAGE = 2;

@@ -199,6 +199,7 @@ public final class Experiment {
                     budget.toSeconds(), profile.id());
         }
         Object data;
+        Busy.Window busy = Busy.start();
         try {
             data = body.measure(a);
         } catch (Results.SaveFailed | RunFailed e) {
@@ -209,6 +210,7 @@ public final class Experiment {
             return;
         }
         Protocol.result(data);
+        busy.end();
         if (resultsId != null) {
             try {
                 System.out.println("saved " + Results.save(resultsId, data));

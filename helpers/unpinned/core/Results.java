@@ -167,6 +167,22 @@ public final class Results {
     }
 
     static Path save(Path dir, Optional<Path> home, String experiment, Object data) {
+        return save(dir, home, experiment, data, null, Busy.takeNoted());
+    }
+
+    /**
+     * Saves {@code data} with the judgements of its declared expectations ({@code Expectations}: each a record) and
+     * the state the machine was in while it was measured, so the ledger, chapter 08 and the tests read the verdicts
+     * the page showed. Refused right after an interrupted or failed measurement.
+     */
+    public static Path save(Path dir, String experiment, Object data, List<Map<String, Object>> judged,
+                            Busy.State machine) {
+        RunGuard.check("saving '" + experiment + "'");
+        return save(dir, Course.findHome(), experiment, data, judged, machine);
+    }
+
+    static Path save(Path dir, Optional<Path> home, String experiment, Object data, List<Map<String, Object>> judged,
+                     Busy.State machine) {
         if (dir == null) throw new IllegalArgumentException("dir must be a folder path, got null");
         checkId(experiment);
         if (data == null) throw new IllegalArgumentException("data must not be null");
@@ -176,8 +192,10 @@ public final class Results {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("experiment", experiment);
         doc.put("machine", Machine.describe());
+        doc.put("busy", machine);
         String machineName = Machine.summary();
         doc.put("measurements", measurementsOf(data).stream().map(m -> m.on(machineName)).toList());
+        if (judged != null) doc.put("judged", judged);
         doc.put("data", data);
         byte[] bytes = (Json.write(doc) + "\n").getBytes(StandardCharsets.UTF_8);
         String profile = Profile.current().id();

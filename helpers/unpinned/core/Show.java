@@ -48,6 +48,11 @@ public final class Show {
         if (!display("putHTML", html)) System.out.println(html);
     }
 
+    /** Shows HTML with a record in the output's metadata under {@code key} (printed as is elsewhere). */
+    public static void html(String html, String key, Object metadata) {
+        if (!display("putHTML", html, key, metadata)) System.out.println(html);
+    }
+
     /** Shows Markdown in the notebook (printed as is elsewhere). */
     public static void markdown(String markdown) {
         if (!display("putMarkdown", markdown)) System.out.println(markdown);

@@ -1,5 +1,6 @@
 package unpinned.running;
 
+import unpinned.core.Busy;
 import unpinned.core.Course;
 import unpinned.core.Json;
 import unpinned.core.Profile;
@@ -84,6 +85,9 @@ public final class ChildRun implements AutoCloseable {
     private final Progress progress;
     private volatile boolean ended;
     private volatile String result;
+    // the rest of the machine's load while the child ran, noted for the result saved next (Busy)
+    private final Busy.Window busy = Busy.start();
+    private boolean busyNoted;
 
     private ChildRun(String label, Path dir, List<String> command, Function<String, String> progressOf) {
         this.label = label;
@@ -196,6 +200,7 @@ public final class ChildRun implements AutoCloseable {
             int exit = process.waitFor();
             pump.join(TimeUnit.SECONDS.toMillis(10));
             if (exit != 0) throw failure("failed with exit code " + exit);
+            noteBusy();
         } catch (InterruptedException e) {
             throw cancelled(e);
         } finally {
@@ -288,6 +293,13 @@ public final class ChildRun implements AutoCloseable {
             progress.finish();
             if (interrupted) Thread.currentThread().interrupt();
         }
+    }
+
+    // Only after a clean, waited-for exit: the child's CPU is then this JVM's (cutime), not the rest of the machine's.
+    private void noteBusy() {
+        if (busyNoted) return;
+        busyNoted = true;
+        busy.end();
     }
 
     /** Kills the child tree if it still runs; always safe to call. */

@@ -1,6 +1,8 @@
 //DEPS org.hdrhistogram:HdrHistogram:2.2.2
 package unpinned.running;
 
+import unpinned.core.Figure;
+
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
@@ -156,7 +158,20 @@ public final class HttpLoad {
     public record Result(String loop, int connections, int threads, double rate, long requests, long errors,
                          double seconds, double throughput, double meanMs, double minMs, double maxMs,
                          double stdDevMs, double p50Ms, double p90Ms, double p99Ms, double p999Ms,
-                         double clientCpuUsPerRequest, long warmUpRequests, Map<String, Long> errorKinds) {
+                         double clientCpuUsPerRequest, long warmUpRequests, Map<String, Long> errorKinds,
+                         double[] perSecondThroughput, double[] perSecondMeanMs) {
+        /** Throughput with its 95 % interval over the window's seconds (a spread of none for a one-second window). */
+        public Figure throughputFigure() {
+            return perSecondThroughput == null || perSecondThroughput.length == 0 ? Figure.single(throughput)
+                    : Figure.samples(perSecondThroughput, "seconds of the load window").at(throughput);
+        }
+
+        /** Mean latency with its 95 % interval over the window's seconds. */
+        public Figure meanMsFigure() {
+            return perSecondMeanMs == null || perSecondMeanMs.length == 0 ? Figure.single(meanMs)
+                    : Figure.samples(perSecondMeanMs, "seconds of the load window").at(meanMs);
+        }
+
         @Override
         public String toString() {
             return String.format(Locale.ROOT,
@@ -287,6 +302,8 @@ public final class HttpLoad {
         volatile long cpuAtMeasureStart = -1;
         /** The client JVM's CPU time over the measured window, or -1 if the window never started. */
         long cpuWindowNanos = -1;
+        /** Each whole second of the window: its completions per second and mean latency (ms). */
+        double[] perSecondThroughput = {}, perSecondMeanMs = {};
 
         Run(Options o, Listener listener) {
             this.o = o;
@@ -343,6 +360,7 @@ public final class HttpLoad {
         private void report(List<Loop> loops, List<Thread> threads) throws InterruptedException {
             long lastCount = 0, lastTime = start;
             Histogram second = new Histogram(1, HIGHEST_MICROS, 2);
+            List<Double> windowRates = new ArrayList<>(), windowMeans = new ArrayList<>();
             boolean measuring = false;
             while (true) {
                 long now = System.nanoTime();
@@ -358,6 +376,7 @@ public final class HttpLoad {
                 now = System.nanoTime();
                 long count = completed.sum();
                 double rate = (count - lastCount) / ((now - lastTime) / 1e9);
+                long sliceStart = lastTime;
                 lastCount = count;
                 lastTime = now;
                 boolean inWindow = now > measureStart;
@@ -368,7 +387,15 @@ public final class HttpLoad {
                 second.reset();
                 for (Loop l : loops) second.add(l.recent.getIntervalHistogram());
                 listener.sample(rate, second.getTotalCount() == 0 ? Double.NaN : second.getValueAtPercentile(99) / 1e3);
+                // a whole second inside the window is one sample of the window's spread
+                if (sliceStart >= measureStart && now - sliceStart >= TimeUnit.MILLISECONDS.toNanos(900)
+                        && second.getTotalCount() > 0) {
+                    windowRates.add(rate);
+                    windowMeans.add(second.getMean() / 1e3);
+                }
             }
+            perSecondThroughput = windowRates.stream().mapToDouble(Double::doubleValue).toArray();
+            perSecondMeanMs = windowMeans.stream().mapToDouble(Double::doubleValue).toArray();
             long cpuEnd = ProcessStats.cpuNanos();
             stop = true;
             listener.windowEnded();
@@ -399,7 +426,7 @@ public final class HttpLoad {
             String loop = o.closed() ? "closed" : "open";
             if (ok == 0) {
                 return new Result(loop, o.connections(), o.threads(), o.rate(), 0, errors, seconds, 0,
-                        nan, nan, nan, nan, nan, nan, nan, nan, nan, warm, kinds);
+                        nan, nan, nan, nan, nan, nan, nan, nan, nan, warm, kinds, perSecondThroughput, perSecondMeanMs);
             }
             double meanMs = sumNanos / 1e6 / ok;
             double minMs = min / 1e6, maxMs = max / 1e6;
@@ -409,7 +436,8 @@ public final class HttpLoad {
                     q -> Math.min(maxMs, Math.max(minMs, h.getValueAtPercentile(q) / 1e3));
             return new Result(loop, o.connections(), o.threads(), o.rate(), ok, errors, seconds, ok / seconds,
                     meanMs, minMs, maxMs, Math.sqrt(variance), pct.applyAsDouble(50), pct.applyAsDouble(90),
-                    pct.applyAsDouble(99), pct.applyAsDouble(99.9), cpu < 0 ? nan : cpu / 1e3 / ok, warm, kinds);
+                    pct.applyAsDouble(99), pct.applyAsDouble(99.9), cpu < 0 ? nan : cpu / 1e3 / ok, warm, kinds,
+                    perSecondThroughput, perSecondMeanMs);
         }
     }
 

@@ -1,5 +1,7 @@
 package unpinned.running;
 
+import unpinned.core.Figure;
+
 import unpinned.core.Course;
 import unpinned.core.Json;
 
@@ -70,6 +72,12 @@ public final class Jmh {
         public String method() {
             int dot = benchmark.lastIndexOf('.');
             return dot < 0 ? benchmark : benchmark.substring(dot + 1);
+        }
+
+        /** The score with its 95 % interval over the measurement iterations (JMH's own 99.9 % one needs 3 or more). */
+        public Figure figure() {
+            if (samples.length == 0) return Figure.single(score);
+            return Figure.samples(samples, "JMH iterations").at(score);
         }
 
         /** Secondary metric {@code name} per iteration; an error names the metrics there are. */
