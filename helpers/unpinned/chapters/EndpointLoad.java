@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Bounds;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Results;
@@ -54,7 +57,8 @@ public final class EndpointLoad {
                            double publishedMeanMs, double minMs, double p99Ms, double maxMs, double stdDevMs,
                            long errors, double serverCpuUsPerRequest, int serverLiveThreads, double serverRssMb,
                            double clientCpuUsPerRequest, double otherCpuCores, int peakConcurrency,
-                           double windowSeconds) implements Measurement.Measured {
+                           double windowSeconds, double throughputSpread, double meanMsSpread,
+                           double cpuBoundThroughput) implements Measurement.Measured {
         /** The row of {@code sample}: {@code mode} "pool" (of {@code pool} threads) or "virtual". */
         public static SleepRun of(String mode, int pool, int users, int sleepMs, Sample sample,
                                   double publishedThroughput, double publishedMeanMs) {
@@ -66,11 +70,29 @@ public final class EndpointLoad {
                     mode.equals("pool") ? pool : 0, users, sleepMs, r.throughput(), bound, publishedThroughput,
                     r.meanMs(), Math.max(sleepMs, users / bound * 1000), publishedMeanMs, r.minMs(), r.p99Ms(),
                     r.maxMs(), r.stdDevMs(), r.errors(), s.cpuUsPerRequest(), s.liveThreads(), s.rssMb(),
-                    r.clientCpuUsPerRequest(), sample.measured().otherCores(), sample.peakConcurrency(), r.seconds());
+                    r.clientCpuUsPerRequest(), sample.measured().otherCores(), sample.peakConcurrency(), r.seconds(),
+                    r.throughputFigure().halfWidth(), r.meanMsFigure().halfWidth(),
+                    sample.measured().cpuBoundThroughput(Runtime.getRuntime().availableProcessors()));
         }
 
         public double ratioToBound() {
             return throughput / boundThroughput;
+        }
+
+        /** Requests per second with their 95 % interval over the window's seconds. */
+        public Figure rate() {
+            return Figure.of(throughput, throughputSpread, "seconds of the load window");
+        }
+
+        /** Mean latency with its 95 % interval over the window's seconds. */
+        public Figure mean() {
+            return Figure.of(meanMs, meanMsSpread, "seconds of the load window");
+        }
+
+        /** The most this server could serve here: the lower of its Little bound and the CPU bound of its window. */
+        public double reachable() {
+            return Double.isFinite(cpuBoundThroughput) && cpuBoundThroughput > 0
+                    ? Math.min(boundThroughput, cpuBoundThroughput) : boundThroughput;
         }
 
         @Override
@@ -90,6 +112,65 @@ public final class EndpointLoad {
                     throughput, ratioToBound(), boundThroughput, meanMs, expectedMeanMs, minMs, p99Ms, maxMs, errors,
                     peakConcurrency, serverCpuUsPerRequest, serverLiveThreads, clientCpuUsPerRequest);
         }
+    }
+
+    /**
+     * What chapter 01 expects of the sleeping endpoint: the pool of 50 at its Little bound, virtual threads at the
+     * lower of theirs and the CPU's, and the sources' gains where this run's bounds allow them.
+     */
+    public static final Expectations<List<SleepRun>> SLEEP_EXPECTED = Expectations.<List<SleepRun>>of("01-sleep-endpoint")
+            // 2 %: the window's edges and the clock
+            .expect("under-little", "the server closest to its Little bound", "min(users, threads) / sleep",
+                    rows -> Figure.highest(rows, r -> r.rate().over(r.boundThroughput())), Line.atMost(1.02)).limit()
+            .expect("no-response-beats-the-sleep", "the fastest response", "the sleep",
+                    rows -> Figure.lowest(rows, r -> Figure.exact(r.minMs()).over(r.sleepMs())), Line.atLeast(0.999))
+            .limit()
+            .expect("pool-at-its-bound", "the pool of 50", "its Little bound",
+                    rows -> sleepRun(rows, "pool").rate().over(sleepRun(rows, "pool").boundThroughput()),
+                    Line.atLeast(0.9)).claims("pr-2")
+            .expect("virtual-at-its-bound", "virtual threads", "the lower of their Little and CPU bounds",
+                    rows -> sleepRun(rows, "virtual").rate().over(sleepRun(rows, "virtual").reachable()),
+                    Line.atLeast(0.9))
+            .because(rows -> cpuLimited(sleepRun(rows, "virtual")))
+            .expect("throughput-gain", "virtual threads' throughput", "the pool of 50's",
+                    rows -> sleepRun(rows, "virtual").rate().over(sleepRun(rows, "pool").rate()),
+                    Line.atLeast(8.2 / 1.25).directionFrom(1.1)).claims("pr-1")
+            .dependsOn(rows -> {
+                double allowed = sleepRun(rows, "virtual").reachable() / sleepRun(rows, "pool").boundThroughput();
+                return allowed < 8.2 / 1.25 ? String.format(Locale.ROOT, "on the cores: this run's bounds allow"
+                        + " virtual threads at most %.1f x the pool (%s)", allowed, cpuLimited(sleepRun(rows, "virtual")))
+                        : null;
+            })
+            .expect("mean-falls", "the pool of 50's mean latency", "the virtual threads'",
+                    rows -> sleepRun(rows, "pool").mean().over(sleepRun(rows, "virtual").mean()),
+                    Line.atLeast(9.3 / 1.25).directionFrom(1.1)).claims("pr-3")
+            .dependsOn(rows -> {
+                double queued = sleepRun(rows, "pool").expectedMeanMs() / sleepRun(rows, "virtual").expectedMeanMs();
+                return queued < 9.3 / 1.25 ? String.format(Locale.ROOT, "on users per thread: with %d users on %d"
+                        + " threads the queue allows at most %.1f x", sleepRun(rows, "pool").users(),
+                        sleepRun(rows, "pool").threads(), queued) : null;
+            })
+            .expect("throughput-not-latency", "the pool of 50's mean latency", "the virtual threads'",
+                    rows -> sleepRun(rows, "pool").mean().over(sleepRun(rows, "virtual").mean()), Line.atMost(1.1))
+            .claims("sem-14")
+            .because(rows -> String.format(Locale.ROOT, "with %d users on %d threads the pool's requests queued for a"
+                            + " thread (%s ms of its %s ms mean), while each virtual-thread request took %.2f x the sleep",
+                    sleepRun(rows, "pool").users(), sleepRun(rows, "pool").threads(),
+                    Figure.number(sleepRun(rows, "pool").meanMs() - sleepRun(rows, "pool").sleepMs()),
+                    Figure.number(sleepRun(rows, "pool").meanMs()),
+                    sleepRun(rows, "virtual").meanMs() / sleepRun(rows, "virtual").sleepMs()));
+
+    static SleepRun sleepRun(List<SleepRun> rows, String mode) {
+        return rows.stream().filter(r -> r.mode().equals(mode)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no " + mode + " run in " + rows));
+    }
+
+    // When the CPU, not Little's law, capped a run: the bound and the CPU per request behind it
+    private static String cpuLimited(SleepRun r) {
+        if (!(r.cpuBoundThroughput() < r.boundThroughput())) return null;
+        return String.format(Locale.ROOT, "the cores allowed %s req/s at %s µs of CPU per request, server and load"
+                        + " generator, with %.2f cores busy elsewhere", Figure.number(r.cpuBoundThroughput()),
+                Figure.number(r.serverCpuUsPerRequest() + r.clientCpuUsPerRequest()), r.otherCpuCores());
     }
 
     /** S03's saved result: the set-up and one row per server. */
