@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Bounds;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Profile;
@@ -10,6 +13,7 @@ import unpinned.core.RunGuard;
 import unpinned.running.HttpLoad;
 import unpinned.running.LoadRun;
 import unpinned.running.ServerProcess;
+import unpinned.showing.Comparison;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -99,8 +103,19 @@ public final class OrderSweep {
                       double ratioToLowerBound, double meanMs, double p50Ms, double p99Ms, double maxMs, long errors,
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
                       double otherCpuCores, double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
-                      double publishedThroughput, double windowSeconds, double cpuUtilisation)
+                      double publishedThroughput, double windowSeconds, double cpuUtilisation,
+                      double throughputSpread, double meanMsSpread)
             implements Measurement.Measured {
+        /** Orders per second with their 95 % interval over the window's seconds. */
+        public Figure rate() {
+            return Figure.of(throughput, throughputSpread, "seconds of the load window");
+        }
+
+        /** Throughput as a share of the lower of its two limits, Little's law and this window's CPU. */
+        public Figure shareOfReach() {
+            return rate().over(lowerBound());
+        }
+
         /** Throughput against Little's law (and the published figure), and how busy the cores were. */
         @Override
         public List<Measurement> measurements() {
@@ -147,6 +162,139 @@ public final class OrderSweep {
                     otherCpuCores >= 0.05 ? String.format(Locale.ROOT, " (%.2f cores busy elsewhere)", otherCpuCores) : "",
                     totalCpuUsPerOrder(), meanMs, p99Ms, errors);
         }
+    }
+
+    /**
+     * What chapter 02 expects of the sweep: nothing above Little's law, the pool capped at its 200 threads, and at the
+     * most users virtual threads and Reactor both near the lower of their limits (Little's law, or the CPU once the
+     * cores are full), so whichever spends fewer µs of CPU per order serves more; the sources' claims judged there.
+     */
+    public static final Expectations<List<Row>> SWEEP_EXPECTED = Expectations.<List<Row>>of("02-order-sweep")
+            .expect("under-little", "the level closest to Little's law", "min(U, P) / 110 ms over its window",
+                    rows -> Figure.highest(rows, r -> r.rate().over(r.littleBoundThroughput() * windowEdge(r.windowSeconds()))),
+                    Line.atMost(1.0)).limit()
+            .expect("pool-caps", "the pool of 200 at the most users", "its Little bound 200 / 110 ms",
+                    rows -> top(rows, "pool").rate().over(top(rows, "pool").littleBoundThroughput()), Line.atLeast(0.9))
+            .claims("sem-20")
+            .expect("virtual-over-pool", "virtual threads at the most users", "the pool of 200's orders/s",
+                    rows -> top(rows, "virtual").rate().over(top(rows, "pool").rate()),
+                    Line.atLeast(1.5).directionFrom(1.1)).claims("jmh-9")
+            .dependsOn(rows -> usersFitThePool(rows))
+            .expect("reactive-over-pool", "Reactor Netty at the most users, by the smaller of its two leads",
+                    "the pool of 200 (orders/s, and live threads the other way round)", rows -> Figure.lowest(List.of(
+                            top(rows, "reactive").rate().over(top(rows, "pool").rate()),
+                            Figure.exact(top(rows, "pool").serverLiveThreads()).over(top(rows, "reactive").serverLiveThreads())),
+                            f -> f), Line.atLeast(1.5).directionFrom(1.1)).claims("sem-21")
+            .dependsOn(rows -> usersFitThePool(rows))
+            .expect("virtual-reach-like-reactive", "virtual threads' share of their limit at the most users",
+                    "Reactor Netty's share of its own", rows -> top(rows, "virtual").shareOfReach()
+                            .over(top(rows, "reactive").shareOfReach()), Line.atLeast(0.9)).claims("flux-7")
+            .because(rows -> cpuPerOrder(top(rows, "virtual"), top(rows, "reactive")))
+            .expect("reactive-lead-grows", "Reactor Netty's lead over virtual threads at the most users",
+                    "its lead one level below", OrderSweep::leadGrowth, Line.atLeast(1.0)).claims("flux-2")
+            .expect("virtual-falls-with-users", "virtual threads' orders/s at the most users", "one level below",
+                    rows -> top(rows, "virtual").rate().over(below(rows, "virtual").rate()),
+                    Line.atMost(0.97).directionFrom(1.0)).claims("flux-3")
+            .untestableWhen(rows -> top(rows, "virtual").users() < 5_000 ? String.format(Locale.ROOT, "the claim is"
+                    + " about 1,000 to 10,000 users, and this profile's most is %,d (the full profile runs 5,000 and"
+                    + " 10,000)", top(rows, "virtual").users()) : null)
+            .dependsOn(rows -> top(rows, "virtual").cpuUtilisation() < 0.9 ? String.format(Locale.ROOT, "on cores: the"
+                    + " fall comes once the CPU is full, and the top level used %.2f of it",
+                    top(rows, "virtual").cpuUtilisation()) : null);
+
+    /**
+     * What chapter 02 expects with real HTTP dependencies: both versions near the lower of their limits, so the same
+     * share of them; their orders/s then differ only by the CPU each spends per order.
+     */
+    public static final Expectations<List<Row>> DEPENDENCIES_EXPECTED =
+            Expectations.<List<Row>>of("02-order-http-dependencies")
+            .expect("under-little", "the version closest to Little's law", "min(U, P) / 110 ms over its window",
+                    rows -> Figure.highest(rows, r -> r.rate().over(r.littleBoundThroughput() * windowEdge(r.windowSeconds()))),
+                    Line.atMost(1.0)).limit()
+            .expect("same-reach", "Reactor Netty's share of its limit", "virtual threads' share of theirs",
+                    rows -> top(rows, "reactive").shareOfReach().over(top(rows, "virtual").shareOfReach()),
+                    Line.within(0.9, 1.1))
+            .because(rows -> cpuPerOrder(top(rows, "virtual"), top(rows, "reactive")));
+
+    /**
+     * What chapter 02 expects of a blocking call hidden in the reactive chain: the event loops, each asleep 100 ms per
+     * order, serve at most loops x 10 orders/s: a collapse to a quarter or less of the same service without the call
+     * (a few per cent, in fact, at 100 users). The rows are
+     * "reactive" and "reactive-blocking", each with its interval as its error.
+     */
+    public static final Expectations<List<Comparison>> HIDDEN_BLOCKING_EXPECTED =
+            Expectations.<List<Comparison>>of("02-hidden-blocking")
+            .expect("under-the-loops-bound", "the blocked service", "its event loops x one order per 100 ms",
+                    rows -> measured(rows, "reactive-blocking").over(comparison(rows, "reactive-blocking").bound()),
+                    Line.atMost(1.0)).limit()
+            .expect("collapses", "the blocked service's orders/s", "the same service's without the blocking call",
+                    rows -> measured(rows, "reactive-blocking").over(measured(rows, "reactive")), Line.atMost(0.25));
+
+    /** One failure's stack trace, counted: its frames, those in the order service's own code, and their methods. */
+    public record TraceCount(String version, long frames, long framesInOurCode, String ourMethods) {
+        /** Counts {@code trace}, the text a failing order returned (frames of S06's own code named by method). */
+        public static TraceCount of(String version, String trace) {
+            List<String> frames = trace.lines().filter(l -> l.strip().startsWith("at ")).toList();
+            List<String> ours = frames.stream().filter(l -> l.contains("S06_OrderService.")).toList();
+            List<String> methods = ours.stream().map(l -> l.replaceAll(".*S06_OrderService\\.([\\w$]+)\\(.*", "$1"))
+                    .distinct().toList();
+            return new TraceCount(version, frames.size(), ours.size(), String.join(" <- ", methods));
+        }
+    }
+
+    /** What chapter 02 expects of the traces: the reactive one keeps fewer frames of the request's path. */
+    public static final Expectations<List<TraceCount>> TRACES_EXPECTED = Expectations.<List<TraceCount>>of("02-stack-traces")
+            .expect("reactive-loses-the-path", "the reactive trace's frames in our code", "the blocking trace's",
+                    rows -> Figure.exact(trace(rows, "reactive").framesInOurCode())
+                            .over(trace(rows, "blocking, virtual threads").framesInOurCode()), Line.atMost(0.75))
+            .claims("sem-22");
+
+    static TraceCount trace(List<TraceCount> rows, String version) {
+        return rows.stream().filter(t -> t.version().equals(version)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no '" + version + "' trace in " + rows));
+    }
+
+    static Comparison comparison(List<Comparison> rows, String label) {
+        return rows.stream().filter(c -> c.label().equals(label)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no '" + label + "' row in " + rows));
+    }
+
+    private static Figure measured(List<Comparison> rows, String label) {
+        Comparison c = comparison(rows, label);
+        return Figure.of(c.measured(), c.error(), "seconds of the load window");
+    }
+
+    static Row top(List<Row> rows, String impl) {
+        return rows.stream().filter(r -> r.impl().equals(impl)).max(java.util.Comparator.comparingInt(Row::users))
+                .orElseThrow(() -> new IllegalArgumentException("no " + impl + " level in " + rows.size() + " rows"));
+    }
+
+    static Row below(List<Row> rows, String impl) {
+        List<Row> levels = rows.stream().filter(r -> r.impl().equals(impl))
+                .sorted(java.util.Comparator.comparingInt(Row::users)).toList();
+        if (levels.size() < 2) throw new IllegalArgumentException("fewer than two levels of " + impl);
+        return levels.get(levels.size() - 2);
+    }
+
+    // reactive / virtual at the top level over the same one level below
+    private static Figure leadGrowth(List<Row> rows) {
+        Figure atTop = top(rows, "reactive").rate().over(top(rows, "virtual").rate());
+        Figure oneBelow = below(rows, "reactive").rate().over(below(rows, "virtual").rate());
+        return atTop.over(oneBelow);
+    }
+
+    // The most virtual threads' lead over the pool can be at the top: their limit (users, or the CPU) over the pool's
+    private static String usersFitThePool(List<Row> rows) {
+        Row pool = top(rows, "pool"), virtual = top(rows, "virtual");
+        double allowed = virtual.lowerBound() / pool.littleBoundThroughput();
+        return allowed < 1.5 ? String.format(Locale.ROOT, "on users: with %,d users against a pool of %.0f, at most"
+                + " %.2f x is possible", pool.users(), pool.littleBoundThroughput() * SERVICE_SECONDS, allowed) : null;
+    }
+
+    private static String cpuPerOrder(Row virtual, Row reactive) {
+        return String.format(Locale.ROOT, "virtual threads served %.2f x Reactor's orders/s, spending %s vs %s µs of CPU"
+                        + " per order (server and load generator)", virtual.throughput() / reactive.throughput(),
+                Figure.number(virtual.totalCpuUsPerOrder()), Figure.number(reactive.totalCpuUsPerOrder()));
     }
 
     /**
@@ -317,7 +465,8 @@ public final class OrderSweep {
         return new Row(impl, users, r.throughput(), little, cpu, r.throughput() / lower, r.meanMs(), r.p50Ms(),
                 r.p99Ms(), r.maxMs(), r.errors(), s.cpuUsPerRequest(), r.clientCpuUsPerRequest(),
                 m.others().isEmpty() ? Double.NaN : dependencies, elsewhere, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
-                published(impl, users, "throughput"), r.seconds(), Double.isNaN(cpu) ? Double.NaN : r.throughput() / cpu);
+                published(impl, users, "throughput"), r.seconds(), Double.isNaN(cpu) ? Double.NaN : r.throughput() / cpu,
+                r.throughputFigure().halfWidth(), r.meanMsFigure().halfWidth());
     }
 
     /**
