@@ -109,6 +109,38 @@ def latest_result(results: Path, experiment: str) -> dict:
     return json.loads(files[-1].read_text())
 
 
+def judged(results: Path, experiment: str) -> dict[str, dict]:
+    """The judgements the latest run of `experiment` saved (its declared expectations, judged from the run's
+    intervals), by expectation id. The thresholds live in those declarations, never in a test."""
+    doc = latest_result(results, experiment)
+    assert "judged" in doc, f"{experiment} saved no judgements: is it kept through its declaration's keep()?"
+    return {j["id"]: j for j in doc["judged"]}
+
+
+def assert_judged(results: Path, experiment: str) -> dict[str, dict]:
+    """No limit physics sets was broken (a broken one means a broken measurement), and on a machine that was not busy
+    none of the chapter's own predictions was refuted; a source's claim may go either way. Returns the judgements."""
+    doc = latest_result(results, experiment)
+    busy = doc.get("busy") or {}
+    cores = busy.get("cores") or os.cpu_count() or 1
+    was_busy = isinstance(busy.get("otherCores"), (int, float)) and busy["otherCores"] / cores >= 0.10
+    found = judged(results, experiment)
+    for j in found.values():
+        if j["kind"] == "LIMIT":
+            assert j["verdict"] != "refuted", f"{experiment}: a physical limit was broken: {j['sentence']}"
+        elif j["kind"] == "PREDICTION" and not was_busy:
+            assert j["verdict"] != "refuted", f"{experiment}, an idle machine: {j['sentence']}"
+    return found
+
+
+def ratio(j: dict) -> str:
+    """A judged ratio as a summary line prints it: "1.02 x [0.98, 1.06] confirmed"."""
+    if j["verdict"] == "not run":
+        return "not run"
+    high = "unbounded" if j["high"] is None else f"{j['high']:.2f}"
+    return f"{j['ratio']:.2f} x [{j['low']:.2f}, {high}] {j['verdict']}"
+
+
 def closed_loop_ceiling(bound: float, users: int, window_s: float, service_s: float | None) -> float:
     """The most a closed loop can complete per second in one measured window, against its steady-state bound.
     Waiting requests (service time S): each of the bound x S servers ends at most floor(W/S) + 1 requests in a

@@ -14,6 +14,8 @@ from pathlib import Path
 
 CHART_KEY = "unpinned/chart"        # DrawnChart.METADATA_KEY
 OUTCOME_KEY = "unpinned/outcome"    # Meaning.METADATA_KEY
+JUDGED_KEY = "unpinned/judged"      # Expectations.METADATA_KEY
+CLAIMS_KEY = "unpinned/claims"      # Claims.TABLE_KEY
 NOT_EXPECTED = "Not what the chapter expects"  # Meaning.NOT_EXPECTED
 MAX_VISIBLE_COLUMNS = 8             # Tables.MAX_VISIBLE_COLUMNS
 # Columns that count work an experiment did: all zeros there means the table was filled before the work ran.
@@ -33,12 +35,18 @@ class PageCount:
     tables: int = 0
     outcomes: int = 0
     failures: list = field(default_factory=list)
+    # every judged figure on the page: (experiment, id, verdict, has a spread, claims)
+    judged: list = field(default_factory=list)
+    # each claims table's verdicts: {claim: verdict}
+    ledger: dict = field(default_factory=dict)
 
     def add(self, other: "PageCount") -> None:
         self.charts += other.charts
         self.tables += other.tables
         self.outcomes += other.outcomes
         self.failures += other.failures
+        self.judged += other.judged
+        self.ledger.update(other.ledger)
 
 
 TOTAL = PageCount()
@@ -173,6 +181,55 @@ def check_claim(where: str, record: dict, ratio: float, text: str) -> list[str]:
     return problems
 
 
+def verdict_of(j: dict) -> set[str]:
+    """The verdicts a judgement's interval allows against its line (Expectations.Line.of): one, or for an interval
+    between a refuting line and its confirming one, "depends" or "refuted" (whether a dependency was measured)."""
+    lo, hi = j["low"], math.inf if j["high"] is None else j["high"]
+    cf, ct = j.get("confirmFrom"), j.get("confirmTo")
+    rb, ra = j.get("refuteBelow"), j.get("refuteAbove")
+    ct = math.inf if ct is None else ct
+    ra = math.inf if ra is None else ra
+    cf = -math.inf if cf is None else cf
+    rb = -math.inf if rb is None else rb
+    if lo >= cf and hi <= ct:
+        return {"confirmed"}
+    if hi < rb or lo > ra:
+        return {"refuted"}
+    if (lo >= rb and hi < cf) or (hi <= ra and lo > ct):
+        return {"depends", "refuted"}
+    return {"confirmed"} if j.get("kind") == "LIMIT" else {"inconclusive"}
+
+
+def check_judged(where: str, record: dict, text: str, count: PageCount) -> list[str]:
+    """A "what this run shows" paragraph (Expectations.Judged): each judgement's verdict recomputed from its interval
+    and line, its sentence on the page with its ratio, and a busy machine said so."""
+    problems = []
+    for j in record.get("judgements", []):
+        name = f"{j.get('experiment')} {j.get('id')}"
+        spread = j.get("spread")
+        count.judged.append((j.get("experiment"), j.get("id"), j["verdict"], bool(spread) and spread != NO_SPREAD,
+                             tuple(j.get("claims") or ())))
+        if j["verdict"] == "not run":
+            continue
+        allowed = verdict_of(j)
+        if j["verdict"] not in allowed:
+            problems.append(f"{where}: {name} says {j['verdict']} but its interval [{j['low']}, {j['high']}]"
+                            f" says {sorted(allowed)}")
+        if not (j["low"] <= j["ratio"] <= (math.inf if j["high"] is None else j["high"])):
+            problems.append(f"{where}: {name}: its ratio {j['ratio']} lies outside its interval")
+        stated = [float(x) for x in re.findall(r"(?<![\d.])\d+\.\d\d(?!\d)", j.get("sentence", ""))]
+        if not any(abs(x - j["ratio"]) <= 0.00501 for x in stated):
+            problems.append(f"{where}: {name}'s sentence does not state its ratio {j['ratio']:.2f}")
+        if j.get("kind") != "LIMIT" and j.get("sentence", "") not in text:
+            problems.append(f"{where}: {name}'s sentence is not on the page")
+    if record.get("busy") and "The machine was busy" not in text:
+        problems.append(f"{where}: judged on a busy machine, but the page does not say so")
+    return problems
+
+
+NO_SPREAD = "one measurement, no spread"  # Figure.NONE
+
+
 def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = False) -> PageCount:
     """One cell's outputs, as nbformat stores them."""
     count = PageCount()
@@ -227,6 +284,12 @@ def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = Fa
                 count.outcomes += 1
                 for p in check_outcome(where, meta[OUTCOME_KEY], _text(data.get("text/markdown"))):
                     fail(p)
+            if JUDGED_KEY in meta:
+                count.outcomes += 1
+                for p in check_judged(where, meta[JUDGED_KEY], _text(data.get("text/markdown")), count):
+                    fail(p)
+            if CLAIMS_KEY in meta:
+                count.ledger.update(meta[CLAIMS_KEY].get("verdicts") or {})
         for text in texts:
             m = TEMP_PATH.search(text.replace(CHECKOUT, "<course>"))
             if m:
@@ -243,4 +306,23 @@ def check_notebook(name: str, nb: dict) -> PageCount:
             continue
         tags = (cell.get("metadata") or {}).get("tags", [])
         count.add(check_outputs(f"{name} cell {i} ({cell.get('id')})", cell.get("outputs", []), "raises" in tags))
+    for p in disagreements(count):
+        count.failures.append(f"{name}: {p}")
     return count
+
+
+def shared_claims(count: PageCount) -> dict[str, tuple[str, str]]:
+    """Each claim that both a judged paragraph and the chapter's claims table decide: (paragraph's, table's) verdict.
+    A table says "not run yet" where a paragraph says "not run"."""
+    shared = {}
+    for _, _, verdict, _, claims in count.judged:
+        for c in claims:
+            if c in count.ledger:
+                table = count.ledger[c]
+                shared[c] = (verdict, "not run" if table == "not run yet" else table)
+    return shared
+
+
+def disagreements(count: PageCount) -> list[str]:
+    return [f"claim {c}: the chapter's paragraph says {a}, its claims table {b}"
+            for c, (a, b) in shared_claims(count).items() if a != b]

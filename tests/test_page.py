@@ -47,7 +47,20 @@ def test_the_page_check_finds_each_defect_it_is_for():
     silent = {"output_type": "display_data", "data": {"text/markdown": "**This run:** 0.44 of its bound"},
               "metadata": {"unpinned/outcome": {"kind": "share", "measured": 44, "bound": 100, "ratio": 0.44,
                                                 "expectAtLeast": 0.9, "met": False}}}
-    for bad in (blank, clipped, bare_image, zeros, wide, uuid, temp, flood, trace, wrong, silent):
+    def judged(verdict, low, high, busy=False, text=None):
+        j = {"experiment": "x", "id": "y", "kind": "CLAIM", "claims": ["pr-1"], "ratio": (low + high) / 2, "low": low,
+             "high": high, "spread": "3 seconds", "confirmFrom": 1.0, "confirmTo": None, "refuteBelow": 1.0,
+             "refuteAbove": None, "verdict": verdict, "busy": busy,
+             "sentence": f"**{verdict}** · y: {(low + high) / 2:.2f} x z."}
+        return {"output_type": "display_data", "data": {"text/markdown": text if text is not None else j["sentence"]},
+                "metadata": {"unpinned/judged": {"kind": "judged", "experiment": "x", "busy": busy, "judgements": [j]}}}
+    straddles_yet_confirmed = judged("confirmed", 0.9, 1.2)
+    busy_unsaid = judged("inconclusive", 0.9, 1.2, busy=True)
+    sentence_missing = judged("refuted", 0.5, 0.7, text="**What this run shows**")
+    ledger_disagrees = {"output_type": "display_data", "data": {"text/html": "<table><tr><td>x</td></tr></table>"},
+                        "metadata": {"unpinned/claims": {"kind": "claims", "verdicts": {"pr-1": "refuted"}}}}
+    for bad in (blank, clipped, bare_image, zeros, wide, uuid, temp, flood, trace, wrong, silent,
+                straddles_yet_confirmed, busy_unsaid, sentence_missing):
         count = page.check_notebook("t", {"cells": [_cell([bad])]})
         assert count.failures, f"the page check missed: {bad}"
     good_chart = {"output_type": "execute_result", "data": {"image/png": "x"}, "metadata": {
@@ -57,6 +70,9 @@ def test_the_page_check_finds_each_defect_it_is_for():
     good_outcome = {"output_type": "display_data", "data": {"text/markdown": "at 0.44 x ... " + page.NOT_EXPECTED},
                     "metadata": {"unpinned/outcome": {"kind": "share", "measured": 44, "bound": 100, "ratio": 0.44,
                                                       "expectAtLeast": 0.9, "met": False}}}
-    count = page.check_notebook("t", {"cells": [_cell([good_chart, good_table, good_outcome])]})
+    disagreeing = page.check_notebook("t", {"cells": [_cell([judged("confirmed", 1.1, 1.3)]), _cell([ledger_disagrees])]})
+    assert any("claims table refuted" in f for f in disagreeing.failures), disagreeing.failures
+    count = page.check_notebook("t", {"cells": [_cell([good_chart, good_table, good_outcome]),
+                                                _cell([judged("confirmed", 1.1, 1.3)])]})
     assert not count.failures, count.failures
-    assert (count.charts, count.tables, count.outcomes) == (1, 1, 1)
+    assert (count.charts, count.tables, count.outcomes) == (1, 1, 2)

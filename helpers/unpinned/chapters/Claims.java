@@ -48,8 +48,8 @@ public final class Claims {
 
     /** What a run says about a claim. */
     public enum Verdict {
-        CONFIRMED("confirmed"), REFUTED("refuted"), DEPENDS("depends"), NOT_RUN("not run yet"),
-        UNTESTABLE("untestable here");
+        CONFIRMED("confirmed"), REFUTED("refuted"), INCONCLUSIVE("inconclusive"), DEPENDS("depends"),
+        NOT_RUN("not run yet"), UNTESTABLE("untestable here");
 
         private final String words;
 
@@ -229,36 +229,6 @@ public final class Claims {
 
     static {
         // -------------------------------------------------------------------------------------- vt-jmh-blog
-        rule("jmh-1", "01-io-bound", r -> vals("virtual", r.num("01-io-bound", "executor", "virtual", "measuredMs"),
-                        "pool200", r.num("01-io-bound", "executor", "fixed-200", "measuredMs"),
-                        "pool8", r.num("01-io-bound", "executor", "fixed-8", "measuredMs")),
-                v -> {
-                    Found f = compare(v, "time for 500 sleeps", "the pool of 200", "pool200", "virtual threads", "virtual",
-                            "ms", atLeast(1.0));
-                    boolean ordered = v.get("virtual") < v.get("pool200") && v.get("pool200") < v.get("pool8");
-                    return with(f, ordered ? Verdict.CONFIRMED : Verdict.REFUTED, null);
-                });
-        rule("jmh-2", "01-io-bound", r -> vals("virtual", r.num("01-io-bound", "executor", "virtual", "measuredMs"),
-                        "floor", r.num("01-io-bound", "executor", "virtual", "boundMs")),
-                v -> times(v, "500 sleeps on virtual threads", "virtual", "one sleep", "floor", "ms", atMost(1.2)));
-        rule("jmh-3", "01-io-bound", r -> vals("pool8", r.num("01-io-bound", "executor", "fixed-8", "measuredMs"),
-                        "pool8Bound", r.num("01-io-bound", "executor", "fixed-8", "boundMs"),
-                        "pool200", r.num("01-io-bound", "executor", "fixed-200", "measuredMs"),
-                        "pool200Bound", r.num("01-io-bound", "executor", "fixed-200", "boundMs")),
-                v -> {
-                    boolean eightWorse = v.get("pool8") / v.get("pool8Bound") >= v.get("pool200") / v.get("pool200Bound");
-                    return eightWorse
-                            ? times(v, "the pool of 8", "pool8", "its ceil(N/P) x 50 ms", "pool8Bound", "ms", atMost(1.2))
-                            : times(v, "the pool of 200", "pool200", "its ceil(N/P) x 50 ms", "pool200Bound", "ms", atMost(1.2));
-                });
-        rule("jmh-4", "01-cpu-bound", r -> vals("pool", r.num("01-cpu-bound", "executor", "fixed-cores", "measuredMs"),
-                        "virtual", r.num("01-cpu-bound", "executor", "virtual", "measuredMs")),
-                v -> compare(v, "time for the CPU batch", "the pool sized to the cores", "pool", "virtual threads",
-                        "virtual", "ms", atMost(1.10)));
-        rule("jmh-5", "01-cpu-bound", r -> vals("pool", r.num("01-cpu-bound", "executor", "fixed-cores", "measuredMs"),
-                        "virtual", r.num("01-cpu-bound", "executor", "virtual", "measuredMs")),
-                v -> compare(v, "time for the CPU batch", "virtual threads", "virtual", "the pool sized to the cores",
-                        "pool", "ms", atLeast(1.02, 0.98, "within 2 %: this run's noise decides")));
         rule("jmh-6", "04-carrier-scaling", r -> vals("oneCarrier", r.num("04-carrier-scaling", "carriers", "1", "cpuWallMinMs"),
                         "twoCarriers", r.num("04-carrier-scaling", "carriers", "2", "cpuWallMinMs")),
                 v -> compare(v, "CPU batch time", "1 carrier", "oneCarrier", "2 carriers", "twoCarriers", "ms",
@@ -267,9 +237,6 @@ public final class Claims {
         rule("jmh-8", "03-one-thread-scheduler", r -> vals("oneThread", r.top("03-one-thread-scheduler", "oneThreadMs"),
                         "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
                 v -> times(v, "10,000 sleepers on one thread", "oneThread", "one sleep", "sleep", "ms", atMost(1.5)));
-        rule("jmh-9", "02-order-sweep", r -> r.atTopUsers("02-order-sweep", "impl", "throughput", "virtual", "pool"),
-                v -> compare(v, "throughput at the most users", "virtual threads", "virtual", "the pool of 200", "pool",
-                        "orders/s", atLeast(1.5, 1.1, "on users: no gain while the users fit in the pool")));
         rule("jmh-10", "03-thread-cost", r -> {
                     JsonObject most = r.maxBy(r.rows("03-thread-cost", "kind", "virtual"), "threads");
                     return vals("osThreads", num(most, "liveThreads"), "virtualThreads", num(most, "threads"));
@@ -278,15 +245,6 @@ public final class Claims {
                         atMost(0.01)));
 
         // -------------------------------------------------------------------------------------- vt-http-pr
-        rule("pr-1", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "throughput", "virtual", "platform-pool-50"),
-                v -> compare(v, "throughput", "virtual threads", "virtual", "the pool of 50", "platform-pool-50", "req/s",
-                        atLeast(8.2 / 1.25, 1.1, "on cores: a virtual server short of CPU stays under its Little bound")));
-        rule("pr-2", "01-sleep-endpoint", r -> vals("pool", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "throughput"),
-                        "bound", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "boundThroughput")),
-                v -> share(v, "the pool of 50", "pool", "its Little bound", "bound", "req/s", within(0.90, 1.03)));
-        rule("pr-3", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "meanMs", "platform-pool-50", "virtual"),
-                v -> compare(v, "mean latency", "the pool of 50", "platform-pool-50", "virtual threads", "virtual", "ms",
-                        atLeast(9.3 / 1.25, 1.1, QUEUE)));
         rule("pr-4", "06-pull-request", r -> r.pair("06-pull-request", "mode", "maxMs", "Tomcat 50", "virtual threads"),
                 v -> compare(v, "max latency", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
                         atLeast(6.4 / 1.25, 1.1, "on the users and the pool size")));
@@ -330,14 +288,6 @@ public final class Claims {
         rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
                 v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
                         "MB", atMost(0.9, 1.1, "within 10 %")));
-        rule("pr-12", "01-sleep-endpoint", r -> vals("throughput", r.num("01-sleep-endpoint", "executor", "virtual", "throughput"),
-                        "meanMs", r.num("01-sleep-endpoint", "executor", "virtual", "meanMs"), "claimed", 5000),
-                v -> {
-                    Map<String, Double> m = new LinkedHashMap<>(v.map);
-                    m.put("inFlight", v.get("throughput") * v.get("meanMs") / 1000);
-                    return share(new Vals(m), "requests in flight (throughput x mean latency)", "inFlight",
-                            "the 5,000 claimed", "claimed", "virtual threads", atLeast(1.0));
-                });
         rule("pr-13", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
         rule("pr-14", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
                 v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
@@ -421,19 +371,6 @@ public final class Claims {
             return times(v, "two sleeps holding a ReentrantLock on " + jdk, jdk, "one sleep", "sleepMs", "ms",
                     atMost(1.2, 1.8, "between unmounting and pinning"));
         });
-        rule("sem-14", "01-sleep-endpoint", r -> vals("pool", r.num("01-sleep-endpoint", "executor", "platform-pool-50", "meanMs"),
-                        "virtual", r.num("01-sleep-endpoint", "executor", "virtual", "meanMs"),
-                        "sleep", r.num("01-sleep-endpoint", "executor", "virtual", "sleepMs")),
-                v -> {
-                    Found f = compare(v, "mean latency", "the pool of 50", "pool", "virtual threads", "virtual", "ms",
-                            atMost(1.1));
-                    double service = v.get("virtual") / v.get("sleep");
-                    if (service < 0.97) return with(f, Verdict.REFUTED, null);
-                    if (f.verdict() == Verdict.CONFIRMED) return f;
-                    return with(f, Verdict.DEPENDS, String.format(Locale.ROOT, "on whether requests queue for threads:"
-                            + " the pool's extra mean is its queue, while virtual threads still take %.2f x the sleep",
-                            service));
-                });
         rule("sem-15", "03-stack-depth", Claims::heapByDepth, v -> {
             List<String> keys = v.map.keySet().stream().filter(k -> k.startsWith("depth "))
                     .sorted(Comparator.comparingInt(k -> Integer.parseInt(k.substring(6)))).toList();
@@ -465,28 +402,6 @@ public final class Claims {
                     return share(v, "tasks run on another carrier than their spawner's", "stolenShare",
                             "the prediction (P - 1) / P", "predicted", "of the tasks", atLeast(0.5));
                 });
-        rule("sem-20", "02-order-sweep", r -> {
-                    JsonObject top = r.maxBy(r.rows("02-order-sweep", "impl", "pool"), "users");
-                    return vals("pool", num(top, "throughput"), "bound", num(top, "littleBoundThroughput"));
-                },
-                v -> share(v, "the pool of 200 at the most users", "pool", "its Little bound", "bound", "orders/s",
-                        within(0.90, 1.03)));
-        rule("sem-21", "02-order-sweep", r -> {
-                    Map<String, Double> m = r.atTopUsers("02-order-sweep", "impl", "throughput", "reactive", "pool");
-                    m.putAll(prefixed("threads ", r.atTopUsers("02-order-sweep", "impl", "serverLiveThreads", "reactive", "pool")));
-                    return m;
-                },
-                v -> {
-                    Found f = compare(v, "throughput at the most users", "reactive", "reactive", "the pool of 200", "pool",
-                            "orders/s", atLeast(1.5, 1.1, "on users: no gain while the users fit in the pool"));
-                    if (v.get("threads reactive") >= v.get("threads pool")) return with(f, Verdict.REFUTED, null);
-                    return f;
-                });
-        rule("sem-22", "02-stack-traces", r -> vals(
-                        "reactive", r.num("02-stack-traces", "version", "reactive", "framesInOurCode"),
-                        "blocking", r.num("02-stack-traces", "version", "blocking, virtual threads", "framesInOurCode")),
-                v -> share(v, "the reactive trace's frames in our code", "reactive", "the blocking trace's", "blocking",
-                        "frames", atMost(0.75, 1.0 - 1e-9, "on how much of the path the reactive chain keeps")));
         rule("sem-23", "07-pool-cap", r -> {
                     JsonObject top = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
                     return vals("users", num(top, "users"), "timeouts", num(top, "timeouts"), "share", num(top, "timeoutShare"));
@@ -514,24 +429,6 @@ public final class Claims {
                         "spring-webflux", "spring-mvc-virtual"),
                 v -> compare(v, "throughput", "WebFlux", "spring-webflux", "Spring MVC + virtual threads",
                         "spring-mvc-virtual", "orders/s", atLeast(1.0, 0.97, "a tie within 3 %")));
-        rule("flux-2", "02-order-sweep", Claims::reactiveLeadByUsers,
-                v -> compare(v, "reactive's lead over virtual threads", "at the most users", "top", "one level below",
-                        "below", "x", atLeast(1.01, 0.99, "within 1 %: this run's noise")));
-        rule("flux-3", "02-order-sweep", r -> {
-                    List<JsonObject> rows = r.rows("02-order-sweep", "impl", "virtual");
-                    rows.sort(Comparator.comparingDouble(o -> num(o, "users")));
-                    if (rows.size() < 2) throw new NotRun("fewer than two user levels for virtual threads");
-                    JsonObject top = rows.get(rows.size() - 1), below = rows.get(rows.size() - 2);
-                    return vals("top", num(top, "throughput"), "below", num(below, "throughput"),
-                            "cpuBound", num(top, "cpuBoundThroughput"));
-                },
-                v -> {
-                    Found f = compare(v, "virtual threads' throughput", "at the most users", "top", "one level below",
-                            "below", "orders/s", atMost(0.97));
-                    if (f.verdict() == Verdict.CONFIRMED || v.get("top") >= 0.9 * v.get("cpuBound")) return f;
-                    return with(f, Verdict.DEPENDS, String.format(Locale.ROOT, "on cores: the fall starts where the CPU"
-                            + " is full, and this run's top level used %.2f of its CPU bound", v.get("top") / v.get("cpuBound")));
-                });
         rule("flux-4", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "meanMs",
                         "spring-webflux", "spring-mvc-virtual"),
                 v -> compare(v, "mean latency", "WebFlux", "spring-webflux", "Spring MVC", "spring-mvc-virtual", "ms",
@@ -544,9 +441,6 @@ public final class Claims {
                         "spring-webflux", "spring-mvc-virtual"),
                 v -> compare(v, "server resident memory", "WebFlux", "spring-webflux", "Spring MVC",
                         "spring-mvc-virtual", "MB", atMost(0.9)));
-        rule("flux-7", "02-order-sweep", r -> r.atTopUsers("02-order-sweep", "impl", "throughput", "virtual", "reactive"),
-                v -> compare(v, "throughput at the most users", "virtual threads", "virtual", "reactive", "reactive",
-                        "orders/s", atLeast(0.9)));
         rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
         rule("flux-11", "04-jfr", r -> vals("pinned", r.top("04-jfr", "pinnedTotal"), "pins", r.top("04-jfr", "pins")),
                 v -> share(v, "jdk.VirtualThreadPinned events", "pinned", "the pins made", "pins", "events",
@@ -784,6 +678,24 @@ public final class Claims {
             return doc(experiment).get("data");
         }
 
+        /** The saved judgement that decides {@code claim}, when the experiment declared its expectations. */
+        Optional<JsonObject> judgement(String experiment, String claim) {
+            if (experiment == null || experiment.isBlank()) return Optional.empty();
+            JsonObject d;
+            try {
+                d = doc(experiment);
+            } catch (NotRun e) {
+                return Optional.empty();
+            }
+            for (JsonObject j : objects(d.get("judged"))) {
+                for (JsonElement c : j.has("claims") && j.get("claims").isJsonArray() ? j.getAsJsonArray("claims")
+                        : new JsonArray()) {
+                    if (c.isJsonPrimitive() && c.getAsString().equals(claim)) return Optional.of(j);
+                }
+            }
+            return Optional.empty();
+        }
+
         /** The cores of the machine the experiment ran on. */
         double cores(String experiment) {
             JsonElement m = doc(experiment).get("machine");
@@ -983,6 +895,12 @@ public final class Claims {
 
     static Decision decide(Claim c, Saved run) {
         if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null, null);
+        Optional<JsonObject> judged = run.judgement(c.experiment(), c.id());
+        if (judged.isPresent()) return fromJudgement(c.id(), judged.get());
+        if (Declarations.decides(c.id())) {
+            return new Decision(c.id(), Verdict.NOT_RUN, c.experiment() + " has no judged result in this run",
+                    Map.of(), null, null);
+        }
         Rule rule = RULES.get(c.id());
         if (rule == null) throw new IllegalStateException("claim " + c.id() + " is testable but has no rule in Claims");
         Map<String, Double> numbers;
@@ -992,6 +910,29 @@ public final class Claims {
             return new Decision(c.id(), Verdict.NOT_RUN, e.getMessage(), Map.of(), null, null);
         }
         return decide(c.id(), numbers);
+    }
+
+    /**
+     * A claim decided by its experiment's declared expectation (saved with the run's judgements): the verdict the
+     * chapter's page showed, never decided again here.
+     */
+    static Decision fromJudgement(String id, JsonObject j) {
+        String words = str(j, "verdict");
+        Verdict verdict = switch (words) {
+            case "confirmed" -> Verdict.CONFIRMED;
+            case "refuted" -> Verdict.REFUTED;
+            case "inconclusive" -> Verdict.INCONCLUSIVE;
+            case "depends" -> Verdict.DEPENDS;
+            case "not run" -> Verdict.NOT_RUN;
+            default -> throw new IllegalStateException("claim " + id + ": a judgement with an unknown verdict '" + words + "'");
+        };
+        Map<String, Double> numbers = new LinkedHashMap<>();
+        for (String k : List.of("ratio", "low", "high")) {
+            double v = num(j, k, Double.NaN);
+            if (Double.isFinite(v)) numbers.put(k, v);
+        }
+        String why = j.has("why") && !j.get("why").isJsonNull() ? j.get("why").getAsString() : null;
+        return new Decision(id, verdict, why, numbers, null, str(j, "sentence"));
     }
 
     /** The verdict of claim {@code id}'s rule on the given numbers (made-up ones in the tests). */
@@ -1027,12 +968,19 @@ public final class Claims {
         List<Claim> claims = ledger().stream().filter(c -> c.chapter().equals(chapter)).toList();
         if (claims.isEmpty()) throw new IllegalArgumentException("no claims for chapter '" + chapter + "' in data/claims.csv");
         List<Decision> decisions = decide(claims, Results.dir());
-        Show.html(html(claims, decisions));
+        Map<String, Object> verdicts = new LinkedHashMap<>();
+        for (Decision d : decisions) verdicts.put(d.id(), d.verdict().words());
+        Show.html(html(claims, decisions), TABLE_KEY, Map.of("kind", "claims", "chapter", chapter, "verdicts", verdicts));
+        // a declared expectation's sentence is already on the page, in its experiment's "what this run shows"
         for (Decision d : decisions) {
+            if (Declarations.decides(d.id())) continue;
             if (d.outcome() != null) d.outcome().show();
             else if (d.sentence() != null) Show.markdown(d.sentence());
         }
     }
+
+    /** The key of a claims table's record (each claim's verdict) in the output's metadata. */
+    public static final String TABLE_KEY = "unpinned/claims";
 
     /**
      * The whole ledger on every run there is: each reference run under {@code data/reference-runs/} and this
@@ -1115,6 +1063,12 @@ public final class Claims {
         if (d.outcome() != null) {
             s.append(String.format(Locale.ROOT, "%.2f x; ", ratio(d.outcome())));
         }
+        if (d.outcome() == null && d.numbers().containsKey("ratio")) { // a declared expectation's interval
+            double lo = d.numbers().getOrDefault("low", Double.NaN), hi = d.numbers().getOrDefault("high", Double.NaN);
+            return String.format(Locale.ROOT, "%.2f x", d.numbers().get("ratio"))
+                    + (lo < hi ? String.format(Locale.ROOT, " (%.2f to %.2f)", lo, hi) : "")
+                    + (d.because() == null || d.verdict() == Verdict.DEPENDS ? "" : "; " + d.because());
+        }
         String sep = "";
         for (var e : d.numbers().entrySet()) {
             s.append(sep).append(e.getKey()).append(' ').append(count(e.getValue()));
@@ -1143,6 +1097,8 @@ public final class Claims {
     public static void main(String[] args) throws IOException {
         if (args.length == 1 && args[0].equals("--rules")) {
             System.out.println(Json.write(ruleIds()));
+        } else if (args.length == 1 && args[0].equals("--declarations")) {
+            System.out.println(Json.write(Declarations.records()));
         } else if (args.length == 2 && args[0].equals("--results")) {
             List<Claim> claims = ledger();
             List<Decision> decisions = decide(claims, Path.of(args[1]));
@@ -1166,7 +1122,7 @@ public final class Claims {
             }
             System.out.println(Json.write(out));
         } else {
-            System.err.println("usage: Claims --results DIR | --decide FILE | --rules");
+            System.err.println("usage: Claims --results DIR | --decide FILE | --rules | --declarations");
             System.exit(2);
         }
     }

@@ -1,0 +1,55 @@
+package unpinned.chapters;
+
+import unpinned.core.Expectations;
+import unpinned.core.Json;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The index of every experiment's declared expectations (each declared once, beside its result type): the ledger
+ * asks it which claims a declaration decides, and the tests list every line from it to check that no threshold is
+ * stated a second time anywhere else.
+ */
+public final class Declarations {
+    private Declarations() {}
+
+    /** Every declaration, in chapter order. */
+    public static List<Expectations<?>> all() {
+        return List.of(ExecutorBatches.IO_EXPECTED, ExecutorBatches.CPU_EXPECTED, EndpointLoad.SLEEP_EXPECTED,
+                OrderSweep.SWEEP_EXPECTED, OrderSweep.DEPENDENCIES_EXPECTED, OrderSweep.HIDDEN_BLOCKING_EXPECTED,
+                OrderSweep.TRACES_EXPECTED);
+    }
+
+    /** True when some declared expectation decides claim {@code id}. */
+    public static boolean decides(String id) {
+        return all().stream().flatMap(d -> d.expectations().stream()).anyMatch(e -> e.claims().contains(id));
+    }
+
+    /**
+     * Every declared expectation as a record: experiment, id, kind, claims and its line's numbers. {@code java -cp
+     * <helpers> unpinned.chapters.Declarations} prints them as JSON.
+     */
+    public static List<Map<String, Object>> records() {
+        return all().stream().flatMap(d -> d.expectations().stream().map(e -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("experiment", d.experiment());
+            m.put("id", e.id());
+            m.put("kind", e.kind().name());
+            m.put("claims", e.claims());
+            m.put("subject", e.subject());
+            m.put("reference", e.reference());
+            m.put("line", e.line().words());
+            m.put("confirmFrom", e.line().confirmFrom());
+            m.put("confirmTo", Double.isFinite(e.line().confirmTo()) ? e.line().confirmTo() : null);
+            m.put("refuteBelow", e.line().refuteBelow());
+            m.put("refuteAbove", Double.isFinite(e.line().refuteAbove()) ? e.line().refuteAbove() : null);
+            return m;
+        })).toList();
+    }
+
+    public static void main(String[] args) {
+        System.out.println(Json.write(records()));
+    }
+}
