@@ -38,7 +38,29 @@ public class RunsTest {
     }
 
     private static Runs.Run run(Measurement... measurements) {
-        return new Runs.Run("here", "x", new JsonObject(), List.of(measurements), Path.of("x.json"));
+        return new Runs.Run("here", "x", new JsonObject(), List.of(measurements), Path.of("x.json"), unpinned.core.Busy.State.UNKNOWN);
+    }
+
+    @Test
+    void aShareBelowTheReferenceByMoreThanBothSpreadsIsDegradedAndABusyMachineNamed() {
+        var busy = new unpinned.core.Busy.State(1.1, 0.8, 2, 20);
+        var idle = new unpinned.core.Busy.State(0.05, 1.0, 2, 20);
+        var ratios = new java.util.ArrayList<Runs.Ratio>();
+        for (var m : List.of(
+                Measurement.of("spring · 500 users", 600, "req/s").bound(5000, Measurement.Bound.LITTLE).spread(20),
+                Measurement.of("pool · 500 users", 490, "req/s").bound(500, Measurement.Bound.LITTLE).spread(10))) {
+            ratios.add(new Runs.Ratio("mine", "06-x", m.what(), m.ofBound(), Runs.share(m), busy));
+        }
+        for (var m : List.of(
+                Measurement.of("spring · 500 users", 2600, "req/s").bound(5000, Measurement.Bound.LITTLE).spread(40),
+                Measurement.of("pool · 500 users", 495, "req/s").bound(500, Measurement.Bound.LITTLE).spread(10))) {
+            ratios.add(new Runs.Ratio("ref", "06-x", m.what(), m.ofBound(), Runs.share(m), idle));
+        }
+        var rows = Runs.againstReference(ratios, "mine", "ref");
+        assertEquals(List.of(Runs.DEGRADED, "as the reference"), rows.stream().map(Runs.AgainstReference::verdict).toList());
+        assertTrue(rows.get(0).why().contains("the machine was busy: 1.10 of 2 cores"), rows.get(0).why());
+        String said = Runs.summary("mine", "ref", rows);
+        assertTrue(said.contains("of 2 shared figures, 1 sit as the reference") && said.contains("1 are degraded"), said);
     }
 
     @Test

@@ -99,6 +99,7 @@ public final class EndpointLoad {
         public List<Measurement> measurements() {
             Measurement rate = Measurement.of(executor + " · " + users + " users", throughput, "req/s")
                     .bound(boundThroughput, Measurement.Bound.LITTLE).window(windowSeconds);
+            if (Double.isFinite(throughputSpread)) rate = rate.spread(throughputSpread);
             if (publishedThroughput > 0) rate = rate.published(publishedThroughput, "vt-http-pr");
             return List.of(rate, Measurement.of(executor + " · fastest response", minMs, "ms")
                     .bound(sleepMs, Measurement.Bound.LOWER_TIME).window(windowSeconds));
@@ -158,11 +159,39 @@ public final class EndpointLoad {
                     sleepRun(rows, "pool").users(), sleepRun(rows, "pool").threads(),
                     Figure.number(sleepRun(rows, "pool").meanMs() - sleepRun(rows, "pool").sleepMs()),
                     Figure.number(sleepRun(rows, "pool").meanMs()),
-                    sleepRun(rows, "virtual").meanMs() / sleepRun(rows, "virtual").sleepMs()));
+                    sleepRun(rows, "virtual").meanMs() / sleepRun(rows, "virtual").sleepMs()))
+            .expect("longer-waits-gain-more", "virtual threads' gain over the pool at the longest wait",
+                    "their gain at the shortest", EndpointLoad::gainGrowth, Line.atLeast(1.1)).claims("pr-21")
+            .untestableWhen(rows -> sleepRun(rows, "pool").sleepMs() == shortestWait(rows, "pool").sleepMs()
+                    ? "it needs runs at two sleeps" : null)
+            .because(rows -> String.format(Locale.ROOT, "at %s ms virtual threads served %s x the pool, at %s ms %s x;"
+                            + " a request's CPU (%s µs, server and load generator) caps the short wait: %s",
+                    Figure.number(sleepRun(rows, "pool").sleepMs()),
+                    Figure.number(sleepRun(rows, "virtual").throughput() / sleepRun(rows, "pool").throughput()),
+                    Figure.number(shortestWait(rows, "pool").sleepMs()),
+                    Figure.number(shortestWait(rows, "virtual").throughput() / shortestWait(rows, "pool").throughput()),
+                    Figure.number(shortestWait(rows, "virtual").serverCpuUsPerRequest()
+                            + shortestWait(rows, "virtual").clientCpuUsPerRequest()),
+                    java.util.Objects.requireNonNullElse(cpuLimited(shortestWait(rows, "virtual")),
+                            "not here, the CPU had room")));
 
+    /** The {@code mode} run at the longest sleep: the chapter's main test (the rows may hold a shorter wait too). */
     static SleepRun sleepRun(List<SleepRun> rows, String mode) {
-        return rows.stream().filter(r -> r.mode().equals(mode)).findFirst()
+        return rows.stream().filter(r -> r.mode().equals(mode)).max(java.util.Comparator.comparingDouble(SleepRun::sleepMs))
                 .orElseThrow(() -> new IllegalArgumentException("no " + mode + " run in " + rows));
+    }
+
+    /** The {@code mode} run at the shortest sleep. */
+    static SleepRun shortestWait(List<SleepRun> rows, String mode) {
+        return rows.stream().filter(r -> r.mode().equals(mode)).min(java.util.Comparator.comparingDouble(SleepRun::sleepMs))
+                .orElseThrow(() -> new IllegalArgumentException("no " + mode + " run in " + rows));
+    }
+
+    // virtual threads' throughput over the pool's, at the longest wait over the same at the shortest
+    private static Figure gainGrowth(List<SleepRun> rows) {
+        Figure longest = sleepRun(rows, "virtual").rate().over(sleepRun(rows, "pool").rate());
+        Figure shortest = shortestWait(rows, "virtual").rate().over(shortestWait(rows, "pool").rate());
+        return longest.over(shortest);
     }
 
     // When the CPU, not Little's law, capped a run: the bound and the CPU per request behind it
@@ -207,9 +236,10 @@ public final class EndpointLoad {
      */
     public static Optional<Reused> reuse(int users, int pool, int sleepMs) {
         return Results.earlierHere("01-sleep-endpoint")
-                .map(e -> new Reused(List.of(Json.read(e.data().toString(), SleepRun[].class)), e.time()))
+                .map(e -> new Reused(java.util.Arrays.stream(Json.read(e.data().toString(), SleepRun[].class))
+                        .filter(row -> row.sleepMs() == sleepMs).toList(), e.time()))
                 .filter(r -> r.rows().size() == 2 && r.rows().stream().allMatch(row -> row.users() == users
-                        && row.sleepMs() == sleepMs && (row.mode().equals("virtual") || row.threads() == pool)));
+                        && (row.mode().equals("virtual") || row.threads() == pool)));
     }
 
     /** Runs S03 with {@code args} (e.g. "--mode", "both") in its own JVM and returns its result, typed. */

@@ -122,6 +122,7 @@ public final class OrderSweep {
             String what = impl + " · " + users + " users";
             Measurement orders = Measurement.of(what, throughput, "orders/s")
                     .bound(littleBoundThroughput, Measurement.Bound.LITTLE).window(windowSeconds);
+            if (Double.isFinite(throughputSpread)) orders = orders.spread(throughputSpread);
             if (publishedThroughput > 0) orders = orders.published(publishedThroughput, PUBLISHED);
             return List.of(orders, Measurement.of(what + " · CPU busy", cpuUtilisation, "share of the cores")
                     .bound(1.0, Measurement.Bound.UPPER).window(windowSeconds));
@@ -448,6 +449,45 @@ public final class OrderSweep {
             }
         }
         return rows;
+    }
+
+    /**
+     * Chapter 02's part 8: virtual threads and Reactor with their two dependencies over real HTTP (the stub, S07, in a
+     * JVM of its own), at a moderate load: each order is now three HTTP exchanges, and the first level warms up 3 s
+     * so the HTTP clients' code is compiled too.
+     */
+    public static List<Row> withDependencies(Profile profile, Plan plan) {
+        Plan deps = new Plan(List.of(profile.pick(200, 500)), Duration.ofSeconds(3), plan.warmUp(), plan.measured(),
+                plan.poolThreads());
+        List<Row> rows = new ArrayList<>();
+        try (ServerProcess stub = ServerProcess.start(STUB)) {
+            for (String impl : List.of("virtual", "reactive")) {
+                rows.addAll(run(impl, deps, List.of(stub), "--deps", stub.uri().toString()));
+            }
+        }
+        return rows;
+    }
+
+    /**
+     * Chapter 02's part 10: the reactive service with one blocking call hidden in its chain, under 100 users, against
+     * the same service without it ({@code sweep}'s reactive level at 100 users). Each event loop ends at most one
+     * order per 100 ms, plus one at the window's edge: that is the blocked service's bound. The rows are
+     * "reactive" and "reactive-blocking", each with its interval as its error ({@link #HIDDEN_BLOCKING_EXPECTED}).
+     */
+    public static List<Comparison> hiddenBlocking(Profile profile, List<Row> sweep) {
+        int users = 100, windowSeconds = profile.pick(3, 10);
+        Row reactive = at(sweep, "reactive", users);
+        try (ServerProcess server = ServerProcess.start(SERVICE, "--impl", "reactive-blocking")) {
+            int loops = server.describedCount("eventLoops");
+            double bound = loops * (Math.floor(windowSeconds / 0.100) + 1) / windowSeconds;
+            System.out.println(String.format(Locale.ROOT, "%d event loops: at most %.1f orders/s", loops, bound));
+            LoadRun.Measured m = LoadRun.measure(server, HttpLoad.Options.closedLoop(URI.create(server.uri() + "?id="
+                    + ITEM), users, Duration.ofSeconds(1), Duration.ofSeconds(windowSeconds)));
+            return List.of(new Comparison("reactive", reactive.throughput(), reactive.throughputSpread(),
+                            reactive.littleBoundThroughput(), Double.NaN),
+                    new Comparison("reactive-blocking", m.load().throughput(), m.load().throughputFigure().halfWidth(),
+                            bound, Double.NaN));
+        }
     }
 
     /** The published figures every row is compared with ({@link #published}): data/published/vt-webflux-blog.csv. */

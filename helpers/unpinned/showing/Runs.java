@@ -1,5 +1,7 @@
 package unpinned.showing;
 
+import unpinned.core.Busy;
+import unpinned.core.Figure;
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Results;
@@ -34,12 +36,18 @@ import java.util.stream.Stream;
 public final class Runs {
     private Runs() {}
 
-    /** One saved result: where it came from (a reference run's name or a machine), its experiment and figures. */
+    /**
+     * One saved result: where it came from (a reference run's name or a machine), its experiment and figures, and
+     * how busy the rest of the machine was while it ran ({@link Busy.State#UNKNOWN} for a file that did not record it).
+     */
     public record Run(String source, String experiment, JsonObject machine, List<Measurement> measurements,
-                      Path file) {}
+                      Path file, Busy.State busy) {}
 
-    /** One figure as a share of its bound: 1 = at the bound; below 1 = that far from it (time bounds inverted). */
-    public record Ratio(String source, String experiment, String label, double ofBound) {}
+    /**
+     * One figure as a share of its bound: 1 = at the bound; below 1 = that far from it (time bounds inverted); with
+     * its interval where the run recorded a spread, and its run's machine state.
+     */
+    public record Ratio(String source, String experiment, String label, double ofBound, Figure share, Busy.State busy) {}
 
     /** Every reference run under {@code folder} (e.g. data/reference-runs), one source per sub-folder. */
     public static List<Run> references(Path folder) {
@@ -101,8 +109,79 @@ public final class Runs {
         return run.measurements().stream()
                 .filter(m -> m.boundKind() != null && m.boundKind().isLimit())
                 .filter(m -> Double.isFinite(m.ofBound()))
-                .map(m -> new Ratio(run.source(), run.experiment(), m.what(), m.ofBound()))
+                .map(m -> new Ratio(run.source(), run.experiment(), m.what(), m.ofBound(), share(m), run.busy()))
                 .toList();
+    }
+
+    /**
+     * A figure of one run against the same figure of a reference run, each a share of its bound with its interval:
+     * "degraded" when the run's whole interval sits below the reference's, "above" the other way, else "as the
+     * reference" (within both spreads); {@code why} names the machine state that explains a degraded figure, measured.
+     */
+    public record AgainstReference(String experiment, String figure, double share, double reference, String verdict,
+                                   String why) {}
+
+    /** Each figure {@code source} shares with {@code referenceSource}, judged against it; degraded ones first. */
+    public static List<AgainstReference> againstReference(List<Ratio> ratios, String source, String referenceSource) {
+        Map<String, Ratio> reference = new TreeMap<>();
+        ratios.stream().filter(r -> r.source().equals(referenceSource))
+                .forEach(r -> reference.put(r.experiment() + "\u0000" + r.label(), r));
+        List<AgainstReference> out = new ArrayList<>();
+        for (Ratio r : ratios) {
+            if (!r.source().equals(source)) continue;
+            Ratio ref = reference.get(r.experiment() + "\u0000" + r.label());
+            if (ref == null) continue;
+            String verdict = r.share().high() < ref.share().low() ? DEGRADED
+                    : r.share().low() > ref.share().high() ? "above" : "as the reference";
+            out.add(new AgainstReference(r.experiment(), r.label(), r.ofBound(), ref.ofBound(), verdict,
+                    verdict.equals(DEGRADED) ? explanation(r.busy(), ref.busy()) : ""));
+        }
+        out.sort(Comparator.comparing((AgainstReference a) -> !a.verdict().equals(DEGRADED))
+                .thenComparingDouble(a -> a.share() - a.reference()));
+        return out;
+    }
+
+    /**
+     * One sentence, from {@link #againstReference}'s rows: how many figures sit as the reference, how many are
+     * degraded (and in which experiments, with what explains them), how many above.
+     */
+    public static String summary(String source, String referenceSource, List<AgainstReference> rows) {
+        long degraded = rows.stream().filter(r -> r.verdict().equals(DEGRADED)).count();
+        long above = rows.stream().filter(r -> r.verdict().equals("above")).count();
+        StringBuilder b = new StringBuilder(String.format(java.util.Locale.ROOT, "**%s against the reference run %s:**"
+                        + " of %d shared figures, %d sit as the reference within both spreads, %d are degraded (below it"
+                        + " by more than both spreads) and %d above it.", source, referenceSource, rows.size(),
+                rows.size() - degraded - above, degraded, above));
+        Map<String, List<AgainstReference>> byExperiment = new TreeMap<>();
+        rows.stream().filter(r -> r.verdict().equals(DEGRADED))
+                .forEach(r -> byExperiment.computeIfAbsent(r.experiment(), k -> new ArrayList<>()).add(r));
+        byExperiment.forEach((e, rs) -> b.append(String.format(java.util.Locale.ROOT, " %s: %d degraded (the furthest"
+                        + " %.2f of its bound against %.2f); %s.", e, rs.size(), rs.get(0).share(), rs.get(0).reference(),
+                rs.get(0).why())));
+        return b.toString();
+    }
+
+    /** The verdict of a figure below the reference's by more than both spreads. */
+    public static final String DEGRADED = "degraded";
+
+    // What the run measured of its machine that explains a lower share, or that nothing it measured does
+    static String explanation(Busy.State mine, Busy.State reference) {
+        if (mine.busy()) {
+            return "the machine was busy: " + mine.describe()
+                    + (Double.isFinite(reference.otherCores()) ? " (the reference: " + reference.describe() + ")" : "");
+        }
+        if (!Double.isFinite(mine.otherCores())) return "this run recorded no machine state to explain it";
+        return "not a busy machine (" + mine.describe() + "): compare cores, CPU, JDK and profile";
+    }
+
+    /**
+     * {@link Measurement#ofBound()} with its interval, from the spread the row recorded (none otherwise): two runs'
+     * shares are told apart only when their intervals are.
+     */
+    public static Figure share(Measurement m) {
+        if (!Double.isFinite(m.ofBound())) throw new IllegalArgumentException(m.what() + " has no bound to be a share of");
+        Figure v = m.spread() == null ? Figure.single(m.value()) : Figure.of(m.value(), m.spread(), "the run's spread");
+        return m.boundKind().isUpper() ? v.over(m.bound()) : Figure.exact(m.bound()).over(v);
     }
 
     /** {@link #ratios(Run)} of many runs, in order. */
@@ -174,8 +253,16 @@ public final class Runs {
         JsonObject machine = o.has("machine") && o.get("machine").isJsonObject() ? o.getAsJsonObject("machine") : new JsonObject();
         String experiment = o.has("experiment") ? o.get("experiment").getAsString()
                 : file.getFileName().toString().replaceFirst("\\.json$", "");
+        Busy.State busy = Busy.State.UNKNOWN;
+        if (o.has("busy") && o.get("busy").isJsonObject()) {
+            try {
+                busy = Json.read(o.get("busy").toString(), Busy.State.class);
+            } catch (IllegalArgumentException e) {
+                busy = Busy.State.UNKNOWN; // a state it can't read says nothing about the machine
+            }
+        }
         return new Run(source != null ? source : machineName(machine), experiment, machine, measurements,
-                file);
+                file, busy);
     }
 
     private static List<Path> list(Path folder) {
