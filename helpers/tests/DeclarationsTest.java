@@ -87,22 +87,30 @@ public class DeclarationsTest {
     }
 
     static EndpointLoad.SleepRun sleep(String mode, int threads, double throughput, double meanMs, double cpuBound) {
+        return sleep(mode, threads, 100, throughput, meanMs, cpuBound);
+    }
+
+    static EndpointLoad.SleepRun sleep(String mode, int threads, int sleepMs, double throughput, double meanMs,
+                                       double cpuBound) {
         int users = 500;
-        double bound = Math.min(users, mode.equals("pool") ? threads : users) / 0.1;
+        double bound = Math.min(users, mode.equals("pool") ? threads : users) / (sleepMs / 1000.0);
         return new EndpointLoad.SleepRun(mode.equals("pool") ? "platform-pool-" + threads : "virtual", mode,
-                mode.equals("pool") ? threads : 0, users, 100, throughput, bound, Double.NaN, meanMs,
-                Math.max(100, users / bound * 1000), Double.NaN, 100.2, meanMs * 1.1, meanMs * 1.3, 5, 0, 60, 20, 200,
-                40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound);
+                mode.equals("pool") ? threads : 0, users, sleepMs, throughput, bound, Double.NaN, meanMs,
+                Math.max(sleepMs, users / bound * 1000), Double.NaN, sleepMs + 0.2, meanMs * 1.1, meanMs * 1.3, 5, 0,
+                60, 20, 200, 40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound);
     }
 
     @Test
     void sleepingEndpoint() {
         shownBothWays(EndpointLoad.SLEEP_EXPECTED, List.of(
-                List.of(sleep("pool", 50, 495, 1008, 20_000), sleep("virtual", 0, 4950, 101, 20_000)),
+                // at 10 ms the virtual server is capped by the CPU, so the gain grows with the wait
+                List.of(sleep("pool", 50, 495, 1008, 20_000), sleep("virtual", 0, 4950, 101, 20_000),
+                        sleep("pool", 50, 10, 4900, 102, 9_000), sleep("virtual", 0, 10, 8_900, 56, 9_000)),
                 // two busy cores, a slow pool and a CPU-starved virtual server: every gain falls short
                 List.of(sleep("pool", 50, 300, 1600, 1_000), sleep("virtual", 0, 320, 1500, 1_000)),
-                // as many threads as users: nothing queues, latency stays the same
-                List.of(sleep("pool", 500, 4900, 102, 20_000), sleep("virtual", 0, 4950, 101, 20_000))));
+                // as many threads as users: nothing queues, latency stays the same; and CPU to spare at 10 ms too
+                List.of(sleep("pool", 500, 4900, 102, 20_000), sleep("virtual", 0, 4950, 101, 20_000),
+                        sleep("pool", 500, 10, 49_000, 10.2, 200_000), sleep("virtual", 0, 10, 49_500, 10.1, 200_000))));
     }
 
     // ------------------------------------------------------------------------------------------ chapter 02
