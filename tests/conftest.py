@@ -14,6 +14,9 @@ KERNEL_NAME = "unpinned"
 _MEASUREMENTS: list[str] = []
 
 
+# What tests/test_judged.py found (thresholds stated twice, expectations shown both ways): the `judged:` line.
+JUDGED: dict[str, int] = {}
+
 # Each chapter's first run, in seconds, as tests/test_notebooks.py measured it: the summary's `chapters:` line.
 CHAPTER_FIRST_RUN: dict[str, float] = {}
 
@@ -46,6 +49,8 @@ def pytest_terminal_summary(terminalreporter):
         t = page.TOTAL
         lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
                      f"executed notebooks (headless and browser), {len(t.failures)} failures")
+    if page.TOTAL.judged or JUDGED:
+        lines.append(judged_line(page.TOTAL))
     if CHAPTER_FIRST_RUN:
         over = [k for k, v in sorted(CHAPTER_FIRST_RUN.items()) if v > 120]
         lines.append("chapters: first run " + ", ".join(f"{k} {v:.0f} s" for k, v in sorted(CHAPTER_FIRST_RUN.items()))
@@ -61,6 +66,24 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("measurements (quick profile unless UNPINNED_PROFILE says otherwise)")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def judged_line(total) -> str:
+    """Every judged figure on the executed pages (each once, however many passes saw it), by verdict; the static
+    checks of tests/test_judged.py; and whether each chapter's paragraphs and claims table agree."""
+    import page
+    latest = {(e, i): (v, spread) for e, i, v, spread, _ in total.judged}
+    measured = {k: v for k, v in latest.items() if v[0] != "not run"}
+    count = {w: sum(1 for v, _ in measured.values() if v == w) for w in ("confirmed", "refuted", "inconclusive")}
+    shared = page.shared_claims(total)
+    agree = sum(1 for a, b in shared.values() if a == b)
+    twice = JUDGED.get("thresholds twice")
+    both = JUDGED.get("shown both ways")
+    return (f"judged: {sum(1 for _, s in measured.values() if s)} figures with spread, {count['confirmed']} confirmed,"
+            f" {count['refuted']} refuted, {count['inconclusive']} inconclusive; "
+            f"{'?' if twice is None else twice} thresholds stated twice; ledger and chapters agree on {agree} of"
+            f" {len(shared)} shared claims; {'?' if both is None else both} rules, each shown both ways with possible"
+            " inputs")
 
 
 def structure_line() -> str:
