@@ -94,6 +94,21 @@ public class ExpectationsTest {
     }
 
     @Test
+    void anInconclusiveFigureIsMeasuredAgainAndPooledBeforeItIsJudged(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        var runs = new java.util.concurrent.atomic.AtomicInteger();
+        // each run alone straddles 0.9 (93 ± 4); two pooled give 93 ± 2.8, all above 0.9
+        var kept = DECLARED.keepSettled(dir, () -> { runs.incrementAndGet(); return new Run(93, 4, 100, 500); },
+                (a, b) -> new Run((a.measured() + b.measured()) / 2,
+                        Math.sqrt(a.spread() * a.spread() + b.spread() * b.spread()) / 2, a.bound(), a.users()), 3);
+        assertEquals(2, runs.get(), "measured once more, then settled");
+        assertEquals(Verdict.CONFIRMED, kept.judged().get("at-bound").verdict());
+        var once = new java.util.concurrent.atomic.AtomicInteger();
+        DECLARED.keepSettled(dir, () -> { once.incrementAndGet(); return new Run(99, 1, 100, 500); }, (a, b) -> a, 3);
+        assertEquals(1, once.get(), "a settled figure is not measured again");
+        assertTrue(java.nio.file.Files.isDirectory(dir.resolve("toy")));
+    }
+
+    @Test
     void aBusyRunIsMarkedAndItsNearLineVerdictsAreInconclusive() {
         Busy.State busy = new Busy.State(0.6, 1.6, 2, 10);
         assertTrue(busy.busy());

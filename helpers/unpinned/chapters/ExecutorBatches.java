@@ -83,6 +83,17 @@ public final class ExecutorBatches {
         }
     }
 
+    /** Two runs of the hashing batches as one: each executor's time and CPU pooled ({@link Figure#pooled}). */
+    public static List<CpuRow> pooled(List<CpuRow> a, List<CpuRow> b) {
+        int cores = Runtime.getRuntime().availableProcessors();
+        return a.stream().map(r -> {
+            CpuRow o = cpu(b, r.executor());
+            Figure time = Figure.pooled(r.time(), o.time()), cpu = Figure.pooled(r.cpu(), o.cpu());
+            return new CpuRow(r.executor(), time.value(), time.halfWidth(), cpu.value(), cpu.halfWidth(),
+                    cpu.value() / cores, r.updates());
+        }).toList();
+    }
+
     /**
      * What chapter 01 expects of the hashing batches: with nothing to wait for there is nothing to unmount, so the
      * two executors run the same work on the same cores, at about the same time and the same CPU per batch.

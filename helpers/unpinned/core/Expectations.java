@@ -326,12 +326,44 @@ public final class Expectations<T> {
      * experiment; returns them, for the page's "what this run shows".
      */
     public Judged keep(T data) {
-        RunGuard.check("saving '" + experiment + "'");
+        return keepSettled(() -> data, (a, b) -> a, 1).judged();
+    }
+
+    /**
+     * Measures with {@code measure} and, while one of its claims or predictions comes out inconclusive and runs remain
+     * (at most {@code runs} in all, the profile's choice), measures again and pools the runs with {@code pool} (two
+     * runs' figures as one, their intervals narrower); then judges and saves as {@link #keep} does. One figure that
+     * cannot settle a claim is measured again before it is judged, never judged twice.
+     */
+    public Kept<T> keepSettled(java.util.function.Supplier<T> measure, java.util.function.BinaryOperator<T> pool,
+                               int runs) {
+        return keepSettled(Results.dir(), measure, pool, runs);
+    }
+
+    Kept<T> keepSettled(Path dir, java.util.function.Supplier<T> measure, java.util.function.BinaryOperator<T> pool,
+                        int runs) {
+        if (runs < 1) throw new IllegalArgumentException("runs must be at least 1, got " + runs);
+        T data = measure.get();
         Busy.State machine = Busy.takeNoted();
+        for (int run = 2; run <= runs && unsettled(judge(data, machine)); run++) {
+            System.out.println(experiment + ": inconclusive after " + (run - 1) + (run == 2 ? " run" : " runs")
+                    + "; measuring once more");
+            T again = measure.get();
+            machine = machine.worst(Busy.takeNoted());
+            data = pool.apply(data, again);
+        }
+        RunGuard.check("saving '" + experiment + "'");
         Judged judged = judge(data, machine);
-        Path saved = Results.save(Results.dir(), experiment, data, judged.records(), machine);
+        Path saved = Results.save(dir, experiment, data, judged.records(), machine);
         System.out.println("saved as " + experiment + "/" + saved.getFileName() + " in the results folder");
-        return judged;
+        return new Kept<>(data, judged);
+    }
+
+    /** What {@link #keepSettled} kept: the data (pooled over its runs) and its judgements. */
+    public record Kept<T>(T data, Judged judged) {}
+
+    private static boolean unsettled(Judged j) {
+        return j.judgements().stream().anyMatch(x -> x.kind() != Kind.LIMIT && x.verdict() == Verdict.INCONCLUSIVE);
     }
 
     /** Judges {@code data} under the machine's state while it was measured (the child runs noted since the last judgement). */

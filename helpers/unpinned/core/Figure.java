@@ -66,6 +66,19 @@ public record Figure(double value, double low, double high, String spread) {
         return new Figure(newValue, low >= 0 ? Math.max(0, newValue - half) : newValue - half, newValue + half, spread);
     }
 
+    /**
+     * Two independent measurements of the same thing (two runs of an experiment) as one: their mean, with the
+     * interval of a mean of two independent estimates (half-widths combined in quadrature, halved).
+     */
+    public static Figure pooled(Figure a, Figure b) {
+        double mean = (a.value + b.value) / 2;
+        if (!a.hasSpread() || !b.hasSpread()) return single(mean);
+        double ha = Math.max(a.high - a.value, a.value - a.low), hb = Math.max(b.high - b.value, b.value - b.low);
+        double half = Math.sqrt(ha * ha + hb * hb) / 2;
+        return new Figure(mean, a.low >= 0 && b.low >= 0 ? Math.max(0, mean - half) : mean - half, mean + half,
+                a.spread.equals(b.spread) ? "2 runs of " + a.spread : "2 runs");
+    }
+
     /** The figure of the row whose figure is lowest (e.g. the run closest to a lower limit). */
     public static <R> Figure lowest(java.util.Collection<R> rows, java.util.function.Function<R, Figure> figure) {
         return rows.stream().map(figure).min(java.util.Comparator.comparingDouble(Figure::value))
