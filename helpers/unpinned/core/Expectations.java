@@ -203,9 +203,12 @@ public final class Expectations<T> {
                         .append(".\n");
             }
             if (machine.busy()) {
-                b.append("\n*The machine was busy* (").append(machine.describe()).append(String.format(Locale.ROOT,
-                        "): each interval was widened by the %.0f %% of the cores the rest of the machine took from"
-                                + " this run, so a figure near its line reads as inconclusive.", 100 * machine.share()));
+                b.append("\n*The machine was busy* (").append(machine.describe()).append(machine.share() > 0
+                        ? String.format(Locale.ROOT, "): each interval was widened by the %.0f %% of the cores the rest"
+                        + " of the machine took from this run, so a figure near its line reads as inconclusive.",
+                        100 * machine.share())
+                        : "): the run left the others room on the cores, so no interval was widened; run it again on"
+                        + " an idle machine to be sure.");
             }
             return b.toString().strip();
         }
