@@ -146,8 +146,8 @@ def runs() -> dict:
     report(f"exercises: {len(EXERCISES)} code exercises, {failing} fail from their start, {passing} pass with their"
            f" solution, {hinted} of {len(WRONG)} wrong answers fail with a hint, "
            + (f"every check ended within its limit (longest {longest:.0f} s)" if not late else
-              f"{len(late)} checks ran past their limit: {', '.join(late)}")
-           + f" ({time.monotonic() - started:.0f} s in all, builds included)")
+              f"{len(late)} checks ran past their limit: {', '.join(late)}"))
+    print(f"(the {len(plan)} checks took {time.monotonic() - started:.0f} s in all, builds included)")
     return done
 
 
