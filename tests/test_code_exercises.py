@@ -72,6 +72,10 @@ def test_every_code_exercise_has_its_start_its_solution_and_one_notebook_cell():
     assert all(len(v) == 1 for v in calls.values()), calls
     listed = (HOME / "exercises" / "README.md").read_text()
     assert all(f in listed for f in EXERCISES.values()), "exercises/README.md lists every exercise"
+    for id_, file in EXERCISES.items():   # its table's last column: the limit CodeExercises declares
+        row = next(line for line in listed.splitlines() if line.startswith("|") and f"`{file}`" in line)
+        assert row.rstrip(" |").endswith(f"| {LIMITS[id_]} s"), f"exercises/README.md: {file}'s limit is" \
+                                                                 f" {LIMITS[id_]} s: {row}"
 
 
 def test_every_exercise_keeps_three_wrong_answers_each_with_its_hint():
