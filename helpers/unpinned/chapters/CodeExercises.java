@@ -30,6 +30,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -189,7 +190,9 @@ public final class CodeExercises {
         String ref = source.startsWith(home) ? home.relativize(source).toString() : source.toString();
         System.out.println("checking " + ref + " (JBang builds it first when it changed)");
         List<String> command = List.of(Course.jbang().toString(), source.toString(), "--check");
-        String token = HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
+        byte[] random = new byte[16];
+        new SecureRandom().nextBytes(random);
+        String token = HexFormat.of().formatHex(random);
         String title = e.id() + ": " + e.title();
         Process p = null;
         PrintStream cell = System.out;   // the cell's output, captured now: the pump thread prints into it
@@ -384,10 +387,13 @@ public final class CodeExercises {
             String main = "";
             for (int i = 0; i < args.size(); i++) {
                 String a = args.get(i);
-                if ((a.equals("-jar") || a.equals("-m") || a.equals("--module")) && i + 1 < args.size()) {
+                if (a.equals("-jar") && i + 1 < args.size()) {
+                    main = Path.of(args.get(i + 1)).getFileName().toString();
+                    break;
+                }
+                if ((a.equals("-m") || a.equals("--module")) && i + 1 < args.size()) {
                     String target = args.get(i + 1);
-                    main = target.substring(Math.max(target.lastIndexOf('/'), target.lastIndexOf('.', target.length()
-                            - (target.endsWith(".jar") ? 5 : 0))) + 1);
+                    main = target.substring(target.lastIndexOf('/') + 1);
                     break;
                 }
                 if (JAVA_OPTIONS_WITH_A_VALUE.contains(a)) i++;
@@ -498,50 +504,43 @@ public final class CodeExercises {
 
         /** The exercise's limit has passed: say what was still running, stop it all, not yet. */
         private void timeUp() {
-            if (!ended.compareAndSet(false, true)) return;
-            String where = stillRunning();
-            List<String> stopped = stopDescendants();
-            synchronized (this) {
-                total++;
-                System.out.println("✘ the check was stopped at its limit of " + exercise.limit().toSeconds() + " s, while "
-                        + phase + (where.isEmpty() ? "" : ": " + where)
-                        + (stopped.isEmpty() ? "" : "; stopped " + String.join(", ", stopped)));
-            }
-            verdictLine(false);
-            Runtime.getRuntime().halt(NOT_YET);
+            stop(() -> {
+                String where = stillRunning();
+                return "the check was stopped at its limit of " + exercise.limit().toSeconds() + " s, while " + phase
+                        + (where.isEmpty() ? "" : ": " + where);
+            });
         }
 
         /** The JVM is ending before the verdict (a shutdown hook): System.exit in the code under check, or a signal. */
         private void endedEarly() {
-            if (!ended.compareAndSet(false, true)) return;
-            String caller = exitCaller();
-            List<String> stopped = stopDescendants();
-            synchronized (this) {
-                total++;
-                System.out.println("✘ the JVM was ended while " + phase + ", before the check's verdict ("
-                        + (caller != null ? "System.exit, called from " + caller : "System.exit in the code under check,"
-                        + " or a signal") + ")" + (stopped.isEmpty() ? "" : "; stopped " + String.join(", ", stopped)));
-            }
-            verdictLine(false);
-            Runtime.getRuntime().halt(NOT_YET);
+            stop(() -> {
+                String caller = exitCaller();
+                return "the JVM was ended while " + phase + ", before the check's verdict (" + (caller != null
+                        ? "System.exit, called from " + caller : "System.exit in the code under check, or a signal") + ")";
+            });
         }
 
         /** An exception came out of the code under check into the check's own thread. */
         private void threw(Throwable e) {
+            stop(() -> {
+                String at = Arrays.stream(e.getStackTrace()).filter(f -> isLearners(f, learnerClass)).findFirst()
+                        .map(f -> ", from " + frame(f) + " (" + f.getFileName() + ":" + f.getLineNumber() + ")").orElse("");
+                return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
+                        + " was thrown while " + phase + at;
+            });
+        }
+
+        /**
+         * Ends the check before its verdict, once, whoever asks first: {@code why} as one more thing still wrong, with
+         * the processes it stopped; then not yet.
+         */
+        private void stop(Supplier<String> why) {
             if (!ended.compareAndSet(false, true)) return;
-            String at = null;
-            for (StackTraceElement f : e.getStackTrace()) {
-                if (isLearners(f, learnerClass)) {
-                    at = frame(f) + " (" + f.getFileName() + ":" + f.getLineNumber() + ")";
-                    break;
-                }
-            }
+            String line = why.get();
             List<String> stopped = stopDescendants();
             synchronized (this) {
                 total++;
-                System.out.println("✘ " + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage())
-                        + " was thrown while " + phase + (at == null ? "" : ", from " + at)
-                        + (stopped.isEmpty() ? "" : "; stopped " + String.join(", ", stopped)));
+                System.out.println("✘ " + line + (stopped.isEmpty() ? "" : "; stopped " + String.join(", ", stopped)));
             }
             verdictLine(false);
             Runtime.getRuntime().halt(NOT_YET);
