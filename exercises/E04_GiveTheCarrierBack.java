@@ -31,8 +31,10 @@
  * Check it: CodeExercises.check("04.give-the-carrier-back") in the notebook, or
  *   tools/jbang exercises/E04_GiveTheCarrierBack.java --check
  * It runs the probe and crunch(200,000,000) in a child JVM on the course JDK with one carrier
- * (-Djdk.virtualThreadScheduler.parallelism=1, maxPoolSize=1) and counts the probe's wake-ups while
- * crunch computes.
+ * (-Djdk.virtualThreadScheduler.parallelism=1, maxPoolSize=1): it times the probe's pace with the
+ * carrier free and the CPU the work takes there, then counts the probe's wake-ups while crunch
+ * computes (at least half of what the free pace allows) and the CPU crunch spends (at least half the
+ * work's: the work must be done, not skipped).
  */
 
 import unpinned.chapters.CodeExercises;

@@ -23,34 +23,39 @@
 /*
  * Exercise 06.virtual-tomcat (notebooks/06-spring-boot.ipynb).
  *
- * A Spring Boot service whose GET /order asks two slow dependencies at once (200 ms each, on an
- * executor of its own) and answers with the kind of thread that handled the request and the kind that
- * ran the two calls. Tomcat has 4 threads, the executor 4 more: 24 users at once wait in turns.
+ * A Spring Boot service whose GET /order?id=N asks two slow dependencies (the check's Backend: price
+ * and stock, 200 ms each) one after the other, on Tomcat's 4 platform threads: an order takes 400 ms,
+ * and 24 users at once wait in turns, 4 at a time.
  *
- * Your task: make every request and every call of the fan-out run on a virtual thread, so that 24
- * requests at once take about one request's time. Keep the 4 Tomcat threads in PROPERTIES (with
- * virtual threads Tomcat no longer uses them for requests) and keep the endpoint's code as it is.
+ * Your task: write the code that puts it all on virtual threads, what spring.threads.virtual.enabled
+ * would do for you (the check reads that property and server.tomcat.threads.max back from the running
+ * app: keep them as they are, off and 4):
+ *   - every request runs on a virtual thread of its own: give Tomcat an executor (a bean of
+ *     org.springframework.boot.tomcat.TomcatProtocolHandlerCustomizer, whose customize(handler) can
+ *     call handler.setExecutor(...));
+ *   - every order asks price and stock at once, each on a virtual thread of its own, and answers when
+ *     both are back: an order takes one call's time.
+ * Keep main as it is: it registers the check's beans (its Backend, and a filter that sees which thread
+ * runs each request).
  *
  * Check it: CodeExercises.check("06.virtual-tomcat") in the notebook, or
  *   tools/jbang exercises/E06_VirtualTomcat.java --check
- * It starts this app on a free port of 127.0.0.1, reads what /order says about its threads, and
- * times 24 requests at once (after a first burst that warms the app up); then it stops the app.
+ * It starts this app on a free port of 127.0.0.1, reads the two properties, warms the app up with a
+ * few requests, then sends 24 at once: its filter records the thread of every request and its Backend
+ * the thread and the time of every call. Then it stops the app.
  */
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import unpinned.chapters.CodeExercises;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -61,44 +66,30 @@ public class E06_VirtualTomcat {
             "server.tomcat.threads.max", 4,
             "spring.threads.virtual.enabled", false);
 
-    /** The executor /order fans out on. */
-    @Bean(destroyMethod = "shutdownNow")
-    ExecutorService fanOut() {
-        return Executors.newFixedThreadPool(4);
-    }
-
     @RestController
     public static class Endpoints {
-        private final ExecutorService fanOut;
+        private final CodeExercises.Backend backend;
 
-        Endpoints(ExecutorService fanOut) {
-            this.fanOut = fanOut;
+        Endpoints(CodeExercises.Backend backend) {
+            this.backend = backend;
         }
 
         @GetMapping(value = "/order", produces = "text/plain")
-        public String order() throws Exception {
-            Future<String> price = fanOut.submit(() -> call("price"));
-            Future<String> stock = fanOut.submit(() -> call("stock"));
-            return "request=" + kind() + " fan-out=" + price.get() + "," + stock.get();
-        }
-
-        static String call(String what) throws InterruptedException {
-            Thread.sleep(200);                     // a slow dependency: the thread waits
-            return kind();
-        }
-
-        static String kind() {
-            return Thread.currentThread().isVirtual() ? "virtual" : "platform";
+        public String order(@RequestParam("id") int id) throws Exception {
+            String price = backend.price(id);      // 200 ms: the thread waits
+            String stock = backend.stock(id);      // 200 ms more
+            return "order " + id + ": " + price + ", " + stock;
         }
     }
 
     public static void main(String[] args) {
-        CodeExercises.virtualTomcat(args, port -> {
+        CodeExercises.virtualTomcat(args, (port, checkBeans) -> {
             Map<String, Object> properties = new HashMap<>(PROPERTIES);
             properties.putAll(Map.of("server.address", "127.0.0.1", "server.port", port,
                     "spring.main.banner-mode", "off", "logging.level.root", "error"));
             SpringApplication app = new SpringApplication(E06_VirtualTomcat.class);
             app.setDefaultProperties(properties);
+            app.addInitializers(context -> checkBeans.forEach(context.getBeanFactory()::registerSingleton));
             return app.run();
         });
     }

@@ -30,8 +30,8 @@
  *
  * Check it: CodeExercises.check("07.guard-the-pool") in the notebook, or
  *   tools/jbang exercises/E07_GuardThePool.java --check
- * It sends 8 failing orders, then 60 at once, and counts the timeouts, the threads inside the pool at
- * once and the connections in use at once.
+ * It sends 8 failing orders (they must all end within 5 s), then 60 at once (within 10 s), and counts
+ * the timeouts, the threads inside the pool at once and the connections in use at once.
  */
 
 import unpinned.chapters.CodeExercises;

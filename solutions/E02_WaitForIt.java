@@ -34,7 +34,8 @@
  * Check it: CodeExercises.check("02.wait-for-it") in the notebook, or
  *   tools/jbang exercises/E02_WaitForIt.java --check
  * It hands placeOrder a shop whose save takes 150 ms and whose notification takes 100 ms (and fails
- * for an order named "...-bad"), and counts what ran when.
+ * for an order named "...-bad"), and counts what ran when, in a JVM of its own under BlockHound, which
+ * reports any thread that blocks in placeOrder's code (a scheduler made for blocking included).
  */
 
 import reactor.core.publisher.Mono;

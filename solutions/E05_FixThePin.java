@@ -31,7 +31,8 @@
  * Check it: CodeExercises.check("05.fix-the-pin") in the notebook, or
  *   tools/jbang exercises/E05_FixThePin.java --check
  * It runs 8 threads on their own accounts and 4 on one shared account in a child JVM on JDK 21 with one
- * carrier (-Djdk.virtualThreadScheduler.parallelism=1, maxPoolSize=1, -Djdk.tracePinnedThreads=short).
+ * carrier (-Djdk.virtualThreadScheduler.parallelism=1, maxPoolSize=1, -Djdk.tracePinnedThreads=short),
+ * and times the shared account against 4 x one refresh alone: one at a time takes at least that.
  */
 
 import unpinned.chapters.CodeExercises;

@@ -3,10 +3,12 @@ package unpinned.chapters;
 import unpinned.running.Jdks;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +41,11 @@ public class CodeExercisesTest {
 
     @Test
     void aChildJvmRunsTheGivenClassWithItsOptionsAndEnds() {
-        var out = CodeExercises.child(Jdks.course().java(), CodeExercises.ONE_CARRIER, Child.class, "x", "y");
+        var out = CodeExercises.child(Jdks.course().java(), CodeExercises.ONE_CARRIER, Child.class, Duration.ofSeconds(20),
+                "x", "y");
         assertEquals(0, out.exit(), String.join("\n", out.lines()));
+        assertFalse(out.stopped());
+        assertNull(out.stillRunning());
         assertEquals(43, out.number("answer"));
         assertTrue(Double.isNaN(out.number("nothing")));
         assertEquals(1, out.count("carriers 1"));
@@ -65,5 +70,55 @@ public class CodeExercisesTest {
         }
         assertEquals(sum, CodeExercises.reference(3));
         assertEquals(0, CodeExercises.reference(0));
+    }
+
+    @Test
+    void whereSaysWhatTheCodeUnderCheckCalledAndFromWhichLine() {
+        StackTraceElement[] waiting = {
+                new StackTraceElement("jdk.internal.misc.Unsafe", "park", "Unsafe.java", -2),
+                new StackTraceElement("java.util.concurrent.Semaphore", "acquire", "Semaphore.java", 318),
+                new StackTraceElement("E07_Try$Orders", "order", "E07_Try.java", 47),
+                new StackTraceElement("E07_Try", "main", "E07_Try.java", 60)};
+        assertEquals("in Semaphore.acquire, called from E07_Try.Orders.order (E07_Try.java:47)",
+                CodeExercises.where(waiting, "E07_Try"));
+        StackTraceElement[] looping = {new StackTraceElement("E03_Try", "runAll", "E03_Try.java", 52)};
+        assertEquals("running E03_Try.runAll (E03_Try.java:52)", CodeExercises.where(looping, "E03_Try"));
+        StackTraceElement[] lambda = {
+                new StackTraceElement("java.lang.Thread", "sleep", "Thread.java", 500),
+                new StackTraceElement("E02_Try", "lambda$placeOrder$0", "E02_Try.java", 40)};
+        assertEquals("in Thread.sleep, called from E02_Try.placeOrder (a lambda in it) (E02_Try.java:40)",
+                CodeExercises.where(lambda, "E02_Try"));
+        // the check's own thread, waiting in the check for the code under check: nothing of the code's
+        StackTraceElement[] checking = {
+                new StackTraceElement("java.util.concurrent.CountDownLatch", "await", "CountDownLatch.java", 1),
+                new StackTraceElement("unpinned.chapters.CodeExercises", "guardThePool", "CodeExercises.java", 1),
+                new StackTraceElement("E07_Try", "main", "E07_Try.java", 60)};
+        assertNull(CodeExercises.where(checking, "E07_Try"));
+        assertNull(CodeExercises.where(waiting, "E05_Other"));
+        assertNull(CodeExercises.where(waiting, ""));
+    }
+
+    @Test
+    void aProcessIsDescribedByItsCommandOrForAJvmItsMainClass() {
+        String self = CodeExercises.described(ProcessHandle.current());
+        assertTrue(self.endsWith("(pid " + ProcessHandle.current().pid() + ")"), self);
+        assertTrue(self.contains("JVM"), self);
+    }
+
+    @Test
+    void aChildStoppedAtItsDeadlineSaysWhatWasStillRunning() {
+        var stopped = new CodeExercises.ChildOutput(CodeExercises.CHILD_TIMED_OUT,
+                List.of("ownMs=51", "stillRunning=3 threads in ReentrantLock.lock"), true);
+        assertEquals("3 threads in ReentrantLock.lock", stopped.stillRunning());
+        assertEquals(51, stopped.number("ownMs"));
+        var silent = new CodeExercises.ChildOutput(-1, List.of(), true);
+        assertTrue(silent.stillRunning().startsWith("nothing of the code under check"), silent.stillRunning());
+    }
+
+    @Test
+    void everyExerciseHasATimeLimitOfAFewTensOfSeconds() {
+        for (var e : CodeExercises.EXERCISES.values()) {
+            assertTrue(e.limit().toSeconds() >= 10 && e.limit().toSeconds() <= 120, e.id() + ": " + e.limit());
+        }
     }
 }

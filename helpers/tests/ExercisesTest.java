@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import unpinned.core.Results;
 import org.junit.jupiter.api.Test;
 
 public class ExercisesTest {
@@ -69,5 +73,30 @@ public class ExercisesTest {
             assertFalse(Exercises.verdict(id, Double.NaN), id + ": NaN is not answered yet");
         }
         BoundsTest.assertMessage("no exercise '09.9'", () -> Exercises.verdict("09.9", 1));
+    }
+
+    @Test
+    void aRemeasuredAnswerIsJudgedAgainstTheRunSavedAfterTheChangeAndNotBefore() throws Exception {
+        Path results = Files.createTempDirectory("exercises-test");
+        Exercises.Answer a = new Exercises.Answer("4. Re-measure", 2, 0.25, "divide the two times",
+                new Exercises.Remeasured("04-carrier-scaling", data -> Exercises.savedSpeedUp(data, 1, 3),
+                        "3-carrier batch", "run it with 3"));
+        // nothing saved: even the right number is refused (the chapter may print it before the change)
+        assertFalse(Exercises.verdict(out, a, 2, results));
+        assertTrue(printed().contains("not yet: no 04-carrier-scaling run is saved yet: run it with 3"), printed());
+        Results.save(results, "04-carrier-scaling", List.of(row(1, 1000), row(2, 510)));
+        assertFalse(Exercises.verdict(out, a, 1000 / 510.0, results));   // the 1 -> 2 speed-up the chapter printed
+        assertTrue(printed().contains("the newest saved 04-carrier-scaling run has no 3-carrier batch"), printed());
+        Results.save(results, "04-carrier-scaling", List.of(row(1, 1000), row(2, 510), row(3, 540)));
+        assertTrue(Exercises.verdict(out, a, 1000 / 540.0, results));
+        assertTrue(Exercises.verdict(out, a, 1.9, results));              // read off the table, rounded
+        assertFalse(Exercises.verdict(out, a, 3, results));               // as if carriers beyond the cores added CPU
+        assertFalse(Exercises.verdict(out, a, Double.NaN, results));
+        assertTrue(printed().lines().filter(l -> l.startsWith("✘")).noneMatch(l -> l.contains("1.85")),
+                "a hint gives the measured value away: " + printed());
+    }
+
+    private static CarrierScaling row(int carriers, double cpuWallMs) {
+        return new CarrierScaling(carriers, 100, 100, cpuWallMs, cpuWallMs, cpuWallMs / carriers, cpuWallMs);
     }
 }

@@ -1,10 +1,16 @@
 package unpinned.chapters;
 
+import com.google.gson.JsonElement;
 import unpinned.core.Bounds;
+import unpinned.core.Results;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.function.Function;
 
 /**
  * Self-checks for the exercises in the notebooks. A wrong answer gets the hint, never the
@@ -13,8 +19,27 @@ import java.util.Map;
 public final class Exercises {
     private Exercises() {}
 
-    /** One exercise: its title, the expected value, the relative tolerance and a hint that doesn't give it away. */
-    record Answer(String title, double expected, double relTolerance, String hint) {}
+    /**
+     * One exercise: its title, the expected value, the relative tolerance and a hint that doesn't give it away; for a
+     * "change the code, re-measure" exercise whose answer the chapter may already print, the measurement it must come
+     * from.
+     */
+    record Answer(String title, double expected, double relTolerance, String hint, Remeasured remeasured) {
+        Answer(String title, double expected, double relTolerance, String hint) {
+            this(title, expected, relTolerance, hint, null);
+        }
+    }
+
+    /**
+     * An answer that must come from a run made after the change: the newest run of {@code experiment} saved in the
+     * results folder, read by {@code measured} (empty when that run does not have the change), against which the
+     * answer is judged within {@link #REMEASURED_TOLERANCE}; {@code change} names what that run must have ("3-carrier
+     * batch"), {@code notYet} what to run when there is none.
+     */
+    record Remeasured(String experiment, Function<JsonElement, OptionalDouble> measured, String change, String notYet) {}
+
+    /** How close an answer must be to the value its saved run measured: read off a table, rounded. */
+    static final double REMEASURED_TOLERANCE = 0.05;
 
     // Kept here, not in the notebooks, so the self-check cell doesn't show the answers.
     private static final Map<String, Answer> ANSWERS = Map.ofEntries(
@@ -59,8 +84,11 @@ public final class Exercises {
                     "a carrier frees only when its hog ends; when does the earliest one end, after the sleeper's due"
                             + " time?")),
             Map.entry("04.4", new Answer("4. Change the code, re-measure", carrierSpeedUp(3), 0.25,
-                    "a measurement: more carriers than cores add no CPU; did you re-run the scaling cell with 3"
-                            + " carriers and divide the 1-carrier time by the 3-carrier time?")),
+                    "a measurement: the computing batch's 1-carrier time divided by its 3-carrier time, from the run"
+                            + " you saved with List.of(1, 2, 3); more carriers than cores add no CPU",
+                    new Remeasured("04-carrier-scaling", data -> savedSpeedUp(data, 1, 3), "3-carrier batch",
+                            "change the list to List.of(1, 2, 3), run that cell and the next (it saves the run), then"
+                                    + " enter the speed-up it measured"))),
             Map.entry("05.1", new Answer("1. Pinned turns", 5 * 100, 0.05,
                     "one carrier, and a pinned sleep keeps it: who can run while the first thread sleeps?")),
             Map.entry("05.2", new Answer("2. After JEP 491", 100, 0.1,
@@ -93,6 +121,24 @@ public final class Exercises {
             Map.entry("08.2", new Answer("2. Same share, other machine", 0.99 * Bounds.closedLoopThroughput(500, 50, 0.100),
                     0.02, "the pool caps the requests in service on any machine: min(U, P) / S, whatever the cores")));
 
+    /**
+     * Exercise 04.4 from a saved chapter 04 run ({@link CarrierScaling} rows: "carriers", "cpuWallMs"): the computing
+     * batch's time on {@code from} carriers over its time on {@code to}; empty when the run lacks either.
+     */
+    static OptionalDouble savedSpeedUp(JsonElement data, int from, int to) {
+        OptionalDouble slow = OptionalDouble.empty(), fast = OptionalDouble.empty();
+        if (data == null || !data.isJsonArray()) return OptionalDouble.empty();
+        for (JsonElement row : data.getAsJsonArray()) {
+            if (!row.isJsonObject() || !row.getAsJsonObject().has("carriers") || !row.getAsJsonObject().has("cpuWallMs")) continue;
+            int carriers = row.getAsJsonObject().get("carriers").getAsInt();
+            double ms = row.getAsJsonObject().get("cpuWallMs").getAsDouble();
+            if (carriers == from) slow = OptionalDouble.of(ms);
+            if (carriers == to) fast = OptionalDouble.of(ms);
+        }
+        return slow.isPresent() && fast.isPresent() && fast.getAsDouble() > 0
+                ? OptionalDouble.of(slow.getAsDouble() / fast.getAsDouble()) : OptionalDouble.empty();
+    }
+
     /** Exercise 04.4: a CPU-bound batch on {@code carriers} carriers can't run faster than min(carriers, cores) x. */
     static double carrierSpeedUp(int carriers) {
         return Math.min(carriers, Runtime.getRuntime().availableProcessors());
@@ -124,7 +170,26 @@ public final class Exercises {
     public static boolean verdict(String id, double answer) {
         Answer a = ANSWERS.get(id);
         if (a == null) throw new IllegalArgumentException("no exercise '" + id + "'; there are " + new java.util.TreeSet<>(ANSWERS.keySet()));
-        return check(System.out, a.title(), answer, a.expected(), a.relTolerance(), a.hint());
+        return verdict(System.out, a, answer, a.remeasured() == null ? null : Results.dir());
+    }
+
+    /**
+     * {@link #verdict(String, double)} with the results folder a re-measured answer is read from: such an answer is
+     * judged against the value its newest saved run measured, and not at all until a run with the change is saved
+     * (the chapter may print the same number before the change).
+     */
+    static boolean verdict(PrintStream out, Answer a, double answer, Path results) {
+        Remeasured r = a.remeasured();
+        if (r == null || Double.isNaN(answer)) return check(out, a.title(), answer, a.expected(), a.relTolerance(), a.hint());
+        Optional<Path> saved = Results.latest(results, r.experiment());
+        OptionalDouble measured = saved.map(f -> r.measured().apply(Results.read(f).get("data")))
+                .orElse(OptionalDouble.empty());
+        if (measured.isEmpty()) {
+            out.println("✘ " + a.title() + ": not yet: " + (saved.isEmpty() ? "no " + r.experiment() + " run is saved"
+                    + " yet" : "the newest saved " + r.experiment() + " run has no " + r.change()) + ": " + r.notYet());
+            return false;
+        }
+        return check(out, a.title(), answer, measured.getAsDouble(), REMEASURED_TOLERANCE, a.hint());
     }
 
     /**

@@ -101,7 +101,7 @@ public enum Profile {
      * JVM (exit code 1, shutdown hooks run, one line on stderr) once the parent is gone; at once if it is gone
      * already. Anywhere else (a terminal, a test) it does nothing. Once per JVM.
      */
-    static synchronized void endWithParent(String snippet) {
+    public static synchronized void endWithParent(String snippet) {
         OptionalLong parent = parentPid(System.getenv(PARENT_PID_ENV));
         if (watching || parent.isEmpty()) return;
         watching = true;

@@ -1,0 +1,48 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//DEPS io.projectreactor:reactor-core:3.7.13
+// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
+//SOURCES ../../helpers/unpinned/running/Jdks.java
+//SOURCES ../../helpers/unpinned/running/ChildRun.java
+//SOURCES ../../helpers/unpinned/core/Cli.java
+//SOURCES ../../helpers/unpinned/core/Course.java
+//SOURCES ../../helpers/unpinned/core/Json.java
+//SOURCES ../../helpers/unpinned/core/Machine.java
+//SOURCES ../../helpers/unpinned/core/Measurement.java
+//SOURCES ../../helpers/unpinned/core/Profile.java
+//SOURCES ../../helpers/unpinned/core/Protocol.java
+//SOURCES ../../helpers/unpinned/core/Results.java
+//SOURCES ../../helpers/unpinned/core/RunGuard.java
+//SOURCES ../../helpers/unpinned/core/Show.java
+
+/*
+ * A wrong answer to exercise 02.wait-for-it, kept to show that its check fails it with a hint.
+ *
+ * The save composed, then a hop to the scheduler for blocking work to wait for the notification
+ * there.
+ *
+ * hint: a thread blocked in placeOrder's code
+ * hint: on boundedElastic-
+ */
+
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import unpinned.chapters.CodeExercises;
+
+public class E02_PublishOnThenBlock {
+
+    static Mono<String> placeOrder(String id, CodeExercises.Shop shop) {
+        return shop.save(id)
+                .publishOn(Schedulers.boundedElastic())
+                .map(order -> {
+                    shop.notifyShipping(order).block();
+                    return order;
+                });
+    }
+
+    public static void main(String[] args) {
+        CodeExercises.waitForIt(args, E02_PublishOnThenBlock::placeOrder);
+    }
+}

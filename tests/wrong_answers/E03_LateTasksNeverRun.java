@@ -1,0 +1,70 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+// jdk.internal.vm.Continuation is internal: javac refuses --add-exports together with --release, so
+// this file compiles for the course JDK.
+//JAVAC_OPTIONS --add-exports java.base/jdk.internal.vm=ALL-UNNAMED
+//RUNTIME_OPTIONS --add-exports java.base/jdk.internal.vm=ALL-UNNAMED
+// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
+//SOURCES ../../helpers/unpinned/running/Jdks.java
+//SOURCES ../../helpers/unpinned/running/ChildRun.java
+//SOURCES ../../helpers/unpinned/core/Cli.java
+//SOURCES ../../helpers/unpinned/core/Course.java
+//SOURCES ../../helpers/unpinned/core/Json.java
+//SOURCES ../../helpers/unpinned/core/Machine.java
+//SOURCES ../../helpers/unpinned/core/Measurement.java
+//SOURCES ../../helpers/unpinned/core/Profile.java
+//SOURCES ../../helpers/unpinned/core/Protocol.java
+//SOURCES ../../helpers/unpinned/core/Results.java
+//SOURCES ../../helpers/unpinned/core/RunGuard.java
+//SOURCES ../../helpers/unpinned/core/Show.java
+
+/*
+ * A wrong answer to exercise 03.round-robin, kept to show that its check fails it with a hint.
+ *
+ * Round robin over the tasks there were when runAll began: the turns are fair, but a task submitted
+ * while runAll runs never gets one.
+ *
+ * hint: a task submitted while runAll runs never ran
+ */
+
+import jdk.internal.vm.Continuation;
+import jdk.internal.vm.ContinuationScope;
+import unpinned.chapters.CodeExercises;
+
+import java.util.ArrayDeque;
+
+public class E03_LateTasksNeverRun implements CodeExercises.TinyScheduler {
+    private final ContinuationScope scope = new ContinuationScope("round-robin");
+    private final ArrayDeque<Continuation> ready = new ArrayDeque<>();
+
+    @Override
+    public void submit(Runnable task) {
+        ready.add(new Continuation(scope, task));
+    }
+
+    @Override
+    public void runAll() {
+        java.util.List<Continuation> tasks = new java.util.ArrayList<>(ready);
+        ready.clear();
+        boolean any = true;
+        while (any) {
+            any = false;
+            for (Continuation task : tasks) {
+                if (!task.isDone()) {
+                    task.run();
+                    any = true;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void pause() {
+        Continuation.yield(scope);
+    }
+
+    public static void main(String[] args) {
+        CodeExercises.roundRobin(args, E03_LateTasksNeverRun::new);
+    }
+}

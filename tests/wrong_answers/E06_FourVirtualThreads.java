@@ -1,0 +1,90 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//RUNTIME_OPTIONS -Xmx256m
+//DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
+//DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
+// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
+//SOURCES ../../helpers/unpinned/running/Jdks.java
+//SOURCES ../../helpers/unpinned/running/ChildRun.java
+//SOURCES ../../helpers/unpinned/core/Cli.java
+//SOURCES ../../helpers/unpinned/core/Course.java
+//SOURCES ../../helpers/unpinned/core/Json.java
+//SOURCES ../../helpers/unpinned/core/Machine.java
+//SOURCES ../../helpers/unpinned/core/Measurement.java
+//SOURCES ../../helpers/unpinned/core/Profile.java
+//SOURCES ../../helpers/unpinned/core/Protocol.java
+//SOURCES ../../helpers/unpinned/core/Results.java
+//SOURCES ../../helpers/unpinned/core/RunGuard.java
+//SOURCES ../../helpers/unpinned/core/Show.java
+
+/*
+ * A wrong answer to exercise 06.virtual-tomcat, kept to show that its check fails it with a hint.
+ *
+ * Tomcat given a fixed pool of 4 virtual threads: every request runs on a virtual thread, and only
+ * 4 at a time.
+ *
+ * hint: something lets only a few wait at once
+ */
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.tomcat.TomcatProtocolHandlerCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import unpinned.chapters.CodeExercises;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@Import(E06_FourVirtualThreads.Endpoints.class)
+public class E06_FourVirtualThreads {
+
+    static final Map<String, Object> PROPERTIES = Map.of(
+            "server.tomcat.threads.max", 4,
+            "spring.threads.virtual.enabled", false);
+
+    @Bean
+    TomcatProtocolHandlerCustomizer<?> requestsOnVirtualThreads() {
+        return handler -> handler.setExecutor(Executors.newFixedThreadPool(4, Thread.ofVirtual().factory()));
+    }
+
+    @RestController
+    public static class Endpoints {
+        private final CodeExercises.Backend backend;
+
+        Endpoints(CodeExercises.Backend backend) {
+            this.backend = backend;
+        }
+
+        @GetMapping(value = "/order", produces = "text/plain")
+        public String order(@RequestParam("id") int id) throws Exception {
+            try (var calls = Executors.newVirtualThreadPerTaskExecutor()) {
+                Future<String> price = calls.submit(() -> backend.price(id));
+                Future<String> stock = calls.submit(() -> backend.stock(id));
+                return "order " + id + ": " + price.get() + ", " + stock.get();
+            }
+        }
+    }
+
+    public static void main(String[] args) {
+        CodeExercises.virtualTomcat(args, (port, checkBeans) -> {
+            Map<String, Object> properties = new HashMap<>(PROPERTIES);
+            properties.putAll(Map.of("server.address", "127.0.0.1", "server.port", port,
+                    "spring.main.banner-mode", "off", "logging.level.root", "error"));
+            SpringApplication app = new SpringApplication(E06_FourVirtualThreads.class);
+            app.setDefaultProperties(properties);
+            app.addInitializers(context -> checkBeans.forEach(context.getBeanFactory()::registerSingleton));
+            return app.run();
+        });
+    }
+}
