@@ -91,6 +91,7 @@ SHARED_DATABASE = """\
 //SOURCES {helpers}/core/Cli.java
 //SOURCES {helpers}/core/Course.java
 //SOURCES {helpers}/core/Results.java
+//SOURCES {helpers}/core/Busy.java
 //SOURCES {helpers}/core/Measurement.java
 //SOURCES {helpers}/core/Machine.java
 //SOURCES {helpers}/core/Json.java

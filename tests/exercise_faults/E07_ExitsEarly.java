@@ -15,6 +15,7 @@
 //SOURCES ../../helpers/unpinned/core/Results.java
 //SOURCES ../../helpers/unpinned/core/RunGuard.java
 //SOURCES ../../helpers/unpinned/core/Show.java
+//SOURCES ../../helpers/unpinned/core/Busy.java
 
 /*
  * A hostile answer to exercise 07.guard-the-pool, kept to show that its check fails it with a hint.

@@ -14,6 +14,7 @@
 //SOURCES ../../helpers/unpinned/core/Results.java
 //SOURCES ../../helpers/unpinned/core/RunGuard.java
 //SOURCES ../../helpers/unpinned/core/Show.java
+//SOURCES ../../helpers/unpinned/core/Busy.java
 
 /*
  * A stand-in for a notebook's kernel: it checks one copy of a code exercise the way a notebook cell does

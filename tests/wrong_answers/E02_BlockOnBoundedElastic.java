@@ -16,6 +16,7 @@
 //SOURCES ../../helpers/unpinned/core/Results.java
 //SOURCES ../../helpers/unpinned/core/RunGuard.java
 //SOURCES ../../helpers/unpinned/core/Show.java
+//SOURCES ../../helpers/unpinned/core/Busy.java
 
 /*
  * A wrong answer to exercise 02.wait-for-it, kept to show that its check fails it with a hint.

@@ -15,6 +15,7 @@
 //SOURCES ../../helpers/unpinned/core/Results.java
 //SOURCES ../../helpers/unpinned/core/RunGuard.java
 //SOURCES ../../helpers/unpinned/core/Show.java
+//SOURCES ../../helpers/unpinned/core/Busy.java
 
 /*
  * A wrong answer to exercise 04.give-the-carrier-back, kept to show that its check fails it with a hint.
