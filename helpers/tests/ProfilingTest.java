@@ -102,6 +102,24 @@ public class ProfilingTest {
     }
 
     @Test
+    void withoutAsyncProfilerThePageSaysWhyInOneLineAndShowsNothingOfItsParts() {
+        var why = "async-profiler has no library for Linux on riscv64 (its jar carries linux-x64, linux-arm64 and macOS)";
+        var r = new Profiling.Result("25.0.3", "not installed", why, 10, List.of(), List.of(), List.of(), List.of());
+        var out = new java.io.ByteArrayOutputStream();
+        var before = System.out;
+        System.setOut(new java.io.PrintStream(out, true));
+        try {
+            assertFalse(ProfilingRuns.profiled(r));
+        } finally {
+            System.setOut(before);
+        }
+        assertEquals(1, out.toString().strip().lines().count(), out.toString());
+        assertTrue(out.toString().contains(why), out.toString());
+        var with = new Profiling.Result("25.0.3", "4.1", null, 10, List.of(), List.of(), List.of(), List.of());
+        assertTrue(ProfilingRuns.profiled(with));
+    }
+
+    @Test
     void threadShapesFoldTheDigits() {
         assertEquals(Set.of("ForkJoinPool-N-worker-N", "CN CompilerThre"),
                 Profiling.threadShapes(Profiling.collapsed(COLLAPSED)));
