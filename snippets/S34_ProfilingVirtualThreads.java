@@ -371,10 +371,10 @@ public class S34_ProfilingVirtualThreads {
         return w.result(modes, depths);
     }
 
-    /** Whether this JVM has JDK 25's CPU-time sampler (JEP 509; Linux only). */
+    /** Whether this JVM has JDK 25's CPU-time sampler (JEP 509: Linux only, where it takes samples). */
     static boolean cpuTimeSampler() {
-        return FlightRecorder.getFlightRecorder().getEventTypes().stream()
-                .anyMatch(t -> t.getName().equals("jdk.CPUTimeSample"));
+        return System.getProperty("os.name", "").startsWith("Linux") && FlightRecorder.getFlightRecorder()
+                .getEventTypes().stream().anyMatch(t -> t.getName().equals("jdk.CPUTimeSample"));
     }
 
     /** Requests for {@code length}: a new virtual thread per request, {@value #REQUESTS_IN_FLIGHT} in flight at once. */

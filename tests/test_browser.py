@@ -165,18 +165,26 @@ def _flame_graph_cells(wire: bl.KernelWire, code: list[int]) -> list[int]:
 def _shoot_flame_graphs(page, name: str, cells: list[int]) -> tuple[list[Path], list[str]]:
     """Each flame graph as JupyterLab shows it, scrolled into view: loaded, full-sized, one screenshot each."""
     shots, problems = [], []
-    for k, i in enumerate(cells, 1):
-        image = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(i) \
-            .locator(".jp-OutputArea-output img").first
-        image.scroll_into_view_if_needed()
-        loaded, natural, shown = image.evaluate("i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width]")
-        if not (loaded and natural >= 800 and shown >= 400):
-            problems.append(f"cell {i}: the flame graph is not shown whole (loaded {loaded}, {natural} px drawn,"
-                            f" {shown:.0f} px on the page)")
-            continue
-        path = bl.SCREENSHOTS / f"{name.removesuffix('.ipynb')}-flame-graph-{k}.png"
-        image.screenshot(path=str(path))
-        shots.append(path)
+    size = page.viewport_size
+    try:
+        for k, i in enumerate(cells, 1):
+            image = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(i) \
+                .locator(".jp-OutputArea-output img").first
+            loaded, natural, shown, tall = image.evaluate(
+                "i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width, i.getBoundingClientRect().height]")
+            if not (loaded and natural >= 800 and shown >= 400):
+                problems.append(f"cell {i}: the flame graph is not shown whole (loaded {loaded}, {natural} px drawn,"
+                                f" {shown:.0f} px on the page)")
+                continue
+            # a window taller than the picture, so JupyterLab's toolbar and status bar cover none of it
+            page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(tall) + 300)})
+            image.evaluate("i => i.scrollIntoView({block: 'center'})")
+            page.wait_for_timeout(300)
+            path = bl.SCREENSHOTS / f"{name.removesuffix('.ipynb')}-flame-graph-{k}.png"
+            image.screenshot(path=str(path))
+            shots.append(path)
+    finally:
+        page.set_viewport_size(size)
     return shots, problems
 
 

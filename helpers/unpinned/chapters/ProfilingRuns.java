@@ -101,18 +101,18 @@ public final class ProfilingRuns {
     public static Table seenTable(Result r) {
         List<List<?>> rows = new ArrayList<>();
         for (Seen s : r.seen()) {
-            rows.add(List.of(s.jdk() + " " + s.label(), s.depth(), s.workload(),
-                    Profiling.percent(s.reachingShare()), s.reaching() == s.workload() ? "-" : s.cutAt(),
+            rows.add(List.of(shortLabel(s), s.depth(), s.workload(), Profiling.percent(s.reachingShare()),
+                    s.reaching() == s.workload() ? "-" : s.cutAt().replaceFirst("^jdk\\.internal\\.vm\\.", ""),
                     Double.isNaN(s.framesCut()) ? "-" : String.format(Locale.ROOT, "%.0f of %.0f", s.framesCut(),
                             s.framesFull()),
-                    s.threadNames() + " " + s.threadKind() + " (" + String.join(", ", s.someThreads()) + ")"));
+                    s.threadNames() + " " + (s.threadKind().equals("carrier") ? "carriers" : s.threadKind())));
         }
         return Tables.of("Samples with a request's frame on them, by profiler and depth, pooled over the windows",
-                List.of("profiler", "depth", "request samples", "reaching run()", "the rest cut at",
-                        "request frames seen, cut / whole", "threads named"), rows);
+                List.of("profiler", "depth", "samples", "reaching run()", "the rest cut at", "frames, cut / whole",
+                        "threads named"), rows);
     }
 
-    /** A profiler view's short name for a chart's axis: "async cpu", "JFR CPU-time (21)"... */
+    /** A profiler view's short name for tables and a chart's axis: "async cpu", "JFR execution (JDK 21)"... */
     static String shortLabel(Seen s) {
         String mode = switch (s.mode()) {
             case "jdk.ExecutionSample" -> "execution";
