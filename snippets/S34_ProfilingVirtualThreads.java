@@ -176,7 +176,7 @@ public class S34_ProfilingVirtualThreads {
     static Profiling.Result measure(Experiment.Args a) throws Exception {
         List<String> parts = a.someOf("--part");
         int intervalMs = a.intCount("--interval-ms");
-        String why = AsyncProfiler.unavailable();
+        String why = AsyncProfiler.whyNot(); // loads it here: the endpoint part profiles this JVM
         System.out.println("async-profiler " + AsyncProfiler.version() + (why == null ? "" : ": " + why)
                 + "; every profiler samples each " + intervalMs + " ms; Java " + Runtime.version());
         List<Endpoint> endpoint = new ArrayList<>();
@@ -260,6 +260,7 @@ public class S34_ProfilingVirtualThreads {
             }
             Protocol.progress("requests on " + jdk.label() + ", profiler: " + profiler);
             Path out = Files.createTempDirectory("s34-");
+            out.toFile().deleteOnExit(); // empty by then: what it held was moved beside the result
             List<String> args = new ArrayList<>(List.of(CHILD, "stacks", "--profiler", profiler, "--out", out.toString()));
             args.addAll(options);
             StacksRun run;
@@ -291,6 +292,7 @@ public class S34_ProfilingVirtualThreads {
     /** The ping-pong in a JVM whose scheduler has one carrier, so each hand-off is an unmount and a mount. */
     static List<Switching> switches(Experiment.Args a, int intervalMs) throws IOException {
         Path out = Files.createTempDirectory("s34-");
+        out.toFile().deleteOnExit(); // empty by then: what it held was moved beside the result
         List<String> args = new ArrayList<>(List.of(CHILD, "switches", "--out", out.toString(), "--interval-ms",
                 "" + intervalMs, "--switch-s", seconds(a.number("--switch-s"))));
         List<String> command = new ArrayList<>(Jdks.commandOn(Jdks.course(), SNIPPET, args));

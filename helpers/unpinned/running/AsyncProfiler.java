@@ -145,6 +145,24 @@ public final class AsyncProfiler {
     }
 
     /**
+     * Null when async-profiler loads into this JVM and can sample its CPU (perf_events, or itimer where those are
+     * refused); otherwise one line saying why not: {@link #unavailable()}'s reasons, or the library refusing to load
+     * or to start here (another C library, a seccomp filter...). It leaves the profiler loaded and stopped.
+     */
+    public static String whyNot() {
+        String why = unavailable();
+        if (why != null) return why;
+        try {
+            load();
+            start("cpu", Duration.ofMillis(10), "");
+            stop();
+            return null;
+        } catch (IllegalStateException e) {
+            return "async-profiler " + version() + " does not run in this JVM: " + e.getMessage();
+        }
+    }
+
+    /**
      * Starts sampling {@code event} ("cpu", "wall", "itimer"...) every {@code interval}, with {@code extra} options
      * (e.g. "cstack=vm,threads", or ""). "cpu" needs the kernel's perf_events; where the kernel refuses them
      * (perf_event_paranoid, a container's seccomp) it starts "itimer" instead and says so in
