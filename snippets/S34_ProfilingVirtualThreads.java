@@ -472,7 +472,8 @@ public class S34_ProfilingVirtualThreads {
  *              JFR's jdk.ExecutionSample and jdk.CPUTimeSample (and ExecutionSample on JDK 21): 100 % at both depths,
  *              on the virtual threads' own names (request-N); every profiler's CPU per request within +-5 % of the
  *              windows without it (their spread about 5 %)
- *   switches   virtual threads 2-3.6 million hand-offs/s at 0.2-0.3 us of CPU each, 8-11 % of the samples in freeze,
- *              2-5 % in thaw, 17-26 % in JVMTI mount notifications (0.21 us before async-profiler was loaded, 0.25
- *              with it); platform threads 0.3 million/s at 2-10 us each, 49-87 % in the kernel's futex path
+ *   switches   virtual threads 2-5 million hand-offs/s at 0.2-0.3 us of CPU each, 6-11 % of the samples in freeze,
+ *              2-7 % in thaw, 17-30 % in JVMTI mount notifications (0.21 us before async-profiler was loaded, 0.25
+ *              with it); platform threads 35,000-320,000/s at 2-20 us each (the machine's load moves them most),
+ *              49-93 % in the kernel's futex path
  */

@@ -734,7 +734,7 @@ def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
     costs = [o for o in stacks["overheads"] if o["jdk"] == course and o["depth"] == shallow]
     costliest = max(costs, key=lambda o: o["cpuOverhead"]) if costs else None
     cpu_time_share = f"{100 * cpu_time['reachingShare']:.0f}" if cpu_time else "n/a"
-    overhead = f"{100 * costliest['cpuOverhead']:+.0f}" if costliest else "n/a"
+    overhead = f"{round(100 * costliest['cpuOverhead']):+d}" if costliest else "n/a"  # never "-0"
     report(f"profile: flame graphs {len(graphs)} rendered offline; stacks reaching run(): async-profiler"
            f" {share.get('async-profiler', 'n/a')} %, JFR {100 * jfr['reachingShare']:.0f} %, CPU-time sampler"
            f" {cpu_time_share} % (JDK 25); overhead {overhead} %")
@@ -743,5 +743,5 @@ def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
                f"{label} {100 * seen[(course, label, shallow)]['reachingShare']:.0f} /"
                f" {100 * seen[(course, label, deep)]['reachingShare']:.0f} %"
                for label in sorted({k[1] for k in seen if k[0] == course}))
-           + "; overheads: " + ", ".join(f"{o['profiler']} {100 * o['cpuOverhead']:+.0f} % CPU"
+           + "; overheads: " + ", ".join(f"{o['profiler']} {round(100 * o['cpuOverhead']):+d} % CPU"
                                          f" (± {100 * o['cpuSpread']:.0f} %)" for o in costs))
