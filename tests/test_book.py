@@ -427,12 +427,28 @@ def test_the_slides_show_offline_with_their_charts(path, built, offline):
            f" {time.monotonic() - start:.1f} s, 0 network requests ({shot.relative_to(HOME)})")
 
 
+FLAME_GRAPH = "Flame graph"  # ProfilingRuns.FLAME_GRAPH: the title every flame graph starts with
+
+
+def flame_graph_positions(nb) -> list[int]:
+    """Where the flame graphs are among an executed notebook's PNG outputs (the book shows them in that order)."""
+    positions, n = [], 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}):
+                chart = (out.get("metadata") or {}).get("unpinned/chart") or {}
+                if chart.get("title", "").startswith(FLAME_GRAPH):
+                    positions.append(n)
+                n += 1
+    return positions
+
+
 def test_the_book_reads_offline_with_every_chart(built, offline):
     page, aborted, errors = offline
     page.goto((BOOK / "index.html").as_uri())
     links = page.locator("table a[href$='.html']:not([href^='../'])")
     assert links.count() == len(built)
-    seen = 0
+    seen, flames = 0, []
     for name, nb in built.items():
         page.goto((BOOK / name.replace(".ipynb", ".html")).as_uri())
         images = page.evaluate(IMAGES_JS)
@@ -440,10 +456,22 @@ def test_the_book_reads_offline_with_every_chart(built, offline):
         seen += len(images)
         if name[:2] in ("01", "04"):
             page.screenshot(path=str(bl.SCREENSHOTS / f"book-{name[:2]}.png"))
+        for old in bl.SCREENSHOTS.glob(f"book-{name[:2]}-flame-graph-*.png"):
+            old.unlink()
+        charts = page.locator("img[src^='data:image/png']")
+        for k, position in enumerate(flame_graph_positions(nb), 1):  # each flame graph, as the book shows it
+            image = charts.nth(position)
+            image.scroll_into_view_if_needed()
+            natural, shown = image.evaluate("i => [i.naturalWidth, i.getBoundingClientRect().width]")
+            assert natural >= 800 and shown >= 400, f"{name}: flame graph {k} drawn {natural} px, shown {shown} px"
+            shot = bl.SCREENSHOTS / f"book-{name[:2]}-flame-graph-{k}.png"
+            image.screenshot(path=str(shot))
+            flames.append(shot.relative_to(HOME))
     page.locator(".book-nav-top a[rel=contents]").click()
     page.wait_for_url("**/index.html")
     assert aborted == [] and errors == [], (aborted, errors)
-    report(f"book in Chromium, offline: {len(built)} pages, {seen} charts loaded, 0 network requests")
+    report(f"book in Chromium, offline: {len(built)} pages, {seen} charts loaded, 0 network requests; {len(flames)}"
+           f" flame graphs shown ({', '.join(map(str, flames)) or 'none'})")
 
 
 def test_the_seminar_deck_runs_in_order_with_notes_and_diagrams(built, offline, results_dir):

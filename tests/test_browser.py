@@ -25,6 +25,7 @@ LONG_CELL = 'ExecutorBatches.io('  # S01 under JMH, through its typed wrapper
 SNIPPET = "S01_IoBoundExecutors"
 PRESENTING = ("Tables.html", "Charts.", "Results.save")
 REFUSAL = "re-run the measurement above"
+FLAME_GRAPH = "Flame graph"  # ProfilingRuns.FLAME_GRAPH: the title every flame graph starts with
 
 
 # ----------------------------------------------------------------------------- fixtures
@@ -149,6 +150,42 @@ def _shoot_failure(page, name: str) -> None:
 def _forget_shots(name: str) -> None:
     for suffix in ("", "-failure"):
         (bl.SCREENSHOTS / f"{name}{suffix}.png").unlink(missing_ok=True)
+    for old in bl.SCREENSHOTS.glob(f"{name}-flame-graph-*.png"):
+        old.unlink()
+
+
+def _flame_graph_cells(wire: bl.KernelWire, code: list[int]) -> list[int]:
+    """The cells whose output the kernel sent as a flame graph (a chart whose record's title says so)."""
+    def is_flame_graph(out: dict) -> bool:
+        chart = (out.get("metadata") or {}).get(page_check.CHART_KEY) or {}
+        return "image/png" in (out.get("data") or {}) and chart.get("title", "").startswith(FLAME_GRAPH)
+    return [i for i in code if any(is_flame_graph(o) for o in wire.run_of(i).outputs)]
+
+
+def _shoot_flame_graphs(page, name: str, cells: list[int]) -> tuple[list[Path], list[str]]:
+    """Each flame graph as JupyterLab shows it, scrolled into view: loaded, full-sized, one screenshot each."""
+    shots, problems = [], []
+    size = page.viewport_size
+    try:
+        for k, i in enumerate(cells, 1):
+            image = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell").nth(i) \
+                .locator(".jp-OutputArea-output img").first
+            loaded, natural, shown, tall = image.evaluate(
+                "i => [i.complete, i.naturalWidth, i.getBoundingClientRect().width, i.getBoundingClientRect().height]")
+            if not (loaded and natural >= 800 and shown >= 400):
+                problems.append(f"cell {i}: the flame graph is not shown whole (loaded {loaded}, {natural} px drawn,"
+                                f" {shown:.0f} px on the page)")
+                continue
+            # a window taller than the picture, so JupyterLab's toolbar and status bar cover none of it
+            page.set_viewport_size({"width": size["width"], "height": max(size["height"], int(tall) + 300)})
+            image.evaluate("i => i.scrollIntoView({block: 'center'})")
+            page.wait_for_timeout(300)
+            path = bl.SCREENSHOTS / f"{name.removesuffix('.ipynb')}-flame-graph-{k}.png"
+            image.screenshot(path=str(path))
+            shots.append(path)
+    finally:
+        page.set_viewport_size(size)
+    return shots, problems
 
 
 # ----------------------------------------------------------------------------- tests
@@ -198,9 +235,13 @@ def test_run_all_in_jupyterlab(path, lab, page):
                 checked.failures.append(f"{name} cell {i} (browser): code side by side is not left-aligned and unwrapped")
         page_check.TOTAL.add(checked)
         problems += checked.failures
+        flames, flame_problems = _shoot_flame_graphs(page, name, _flame_graph_cells(wire, code))
+        problems += flame_problems
         shot = _shoot(page, name.removesuffix(".ipynb"))
         assert not problems, f"{name} in JupyterLab (screenshot {shot}):\n" + "\n".join(problems)
-        report(f"browser: {name} ran in {seconds:.0f} s, {images} charts")
+        report(f"browser: {name} ran in {seconds:.0f} s, {images} charts"
+               + (f", {len(flames)} flame graphs shown ({', '.join(str(f.relative_to(HOME)) for f in flames)})"
+                  if flames else ""))
     except BaseException:
         _shoot_failure(page, name.removesuffix(".ipynb"))
         raise

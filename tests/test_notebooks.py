@@ -2,7 +2,9 @@
 longest ones once, their second run being the browser pass), then checks what the notebooks recorded against physics: bounds that no honest measurement can beat."""
 from __future__ import annotations
 
+import json
 import math
+import os
 import time
 
 import nbformat
@@ -611,3 +613,85 @@ def test_08_compares_a_fresh_run_with_the_reference_runs(results_dir):
     report(f"08 this machine vs the quick reference run over {len(shared)} shared experiments: median share of the"
            f" bound {median:.3f} vs {ref_median:.3f}; fresh carrier scaling: "
            + ", ".join(f"{k} {v:.3f} (reference {reference.get(k, float('nan')):.3f})" for k, v in fresh.items()))
+
+
+# ----------------------------------------------------------------------------- chapter 10: what a profiler sees
+
+FLAME_GRAPH = "Flame graph"  # ProfilingRuns.FLAME_GRAPH: every flame graph's title starts with it
+
+
+def flame_graphs(nb) -> list[dict]:
+    """The flame graphs an executed notebook shows: PNG outputs whose chart record says so."""
+    found = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            chart = (out.get("metadata") or {}).get("unpinned/chart") or {}
+            if "image/png" in out.get("data", {}) and chart.get("title", "").startswith(FLAME_GRAPH):
+                found.append(chart)
+    return found
+
+
+@pytest.fixture(scope="module")
+def chapter_10_ran(results_dir):
+    executed("10-profiling-virtual-threads.ipynb")
+    return results_dir
+
+
+def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
+    """What each profiler sees, checked against the mechanism: samples never outnumber the CPU they sample; JFR
+    walks a virtual thread's frozen frames and names it; async-profiler sees the carrier's stack, whole while nothing
+    is frozen (shallow), cut at the last thawed frame after a block when the stack is over the 500 words thaw_fast
+    copies back (deep); a virtual hand-off is freeze and thaw, a platform one the kernel's futex path."""
+    nb = nbformat.read(BUILD / "10-profiling-virtual-threads.ipynb", as_version=4)
+    endpoint = latest_result(chapter_10_ran, "10-endpoint")["data"]
+    stacks = latest_result(chapter_10_ran, "10-stacks")["data"]
+    switches = latest_result(chapter_10_ran, "10-switches")["data"]
+    outputs = json.dumps([o for c in nb.cells for o in c.get("outputs", [])])
+    assert "<iframe" not in outputs and "<script" not in outputs, "a flame graph that needs a script or a frame"
+    graphs = flame_graphs(nb)
+    assert all(s["points"] > 0 for g in graphs for s in g["series"]) and not any(g["clipped"] for g in graphs)
+    seen = {(s["jdk"], s["profiler"] + " " + s["mode"], s["depth"]): s for r in stacks["stacks"] for s in r["seen"]}
+    depths = sorted({d for _, _, d in seen})
+    shallow, deep = depths[0], depths[-1]
+    course = f"JDK {stacks['javaVersion'].split('.')[0].split('+')[0]}"
+    for key, s in seen.items():
+        assert s["workload"] > 0 and 0 <= s["reaching"] <= s["workload"], (key, s)
+        if s["profiler"] == "JFR":  # it walks the frozen frames (each run stays under its 64-frame default)
+            assert s["threadKind"] == "virtual" and s["reachingShare"] >= 0.9, (key, s)
+        else:  # async-profiler samples OS threads
+            assert s["threadKind"] == "carrier" and s["threadNames"] <= os.cpu_count() + 2, (key, s)
+    share = {}
+    available = endpoint.get("unavailable") is None  # a null field is left out of the JSON
+    if available:
+        assert len(graphs) >= 5, f"{len(graphs)} flame graphs"
+        for e in endpoint["endpoint"]:  # one sample per interval of a thread's CPU, at most
+            assert e["samples"] <= 1.05 * e["cpuSeconds"] * 1000 / endpoint["intervalMs"] + 2, e
+            assert e["inWorkShare"] > 0.5 and e["reachingShare"] >= 0.95, e
+        ap_shallow, ap_deep = seen[(course, "async-profiler cpu", shallow)], seen[(course, "async-profiler cpu", deep)]
+        assert ap_shallow["reachingShare"] >= 0.9, ap_shallow
+        assert ap_deep["reachingShare"] <= ap_shallow["reachingShare"] - 0.2, (ap_deep, ap_shallow)
+        assert ap_deep["cutAt"] == "jdk.internal.vm.Continuation.enterSpecial", ap_deep
+        assert seen[(course, "async-profiler cpu cstack=vm", deep)]["cutAt"] == "cont_returnBarrier"
+        by = {s["kind"]: s for s in switches["switches"]}
+        v, p = by["virtual"], by["platform"]
+        assert v["shares"].get("freeze", 0) > 0 and v["shares"].get("thaw", 0) > 0, v["shares"]
+        assert v["unprofiledCpuUsPerHandoff"] < p["unprofiledCpuUsPerHandoff"], (v, p)
+        if p["kernelFrames"]:
+            assert p["shares"].get("kernel: futex", 0) > 0.3, p["shares"]
+        share["async-profiler"] = f"{100 * ap_deep['reachingShare']:.0f}"
+    jfr = seen[(course, "JFR jdk.ExecutionSample", deep)]
+    cpu_time = seen.get((course, "JFR jdk.CPUTimeSample", deep))
+    costs = [o for o in stacks["overheads"] if o["jdk"] == course and o["depth"] == shallow]
+    costliest = max(costs, key=lambda o: o["cpuOverhead"]) if costs else None
+    cpu_time_share = f"{100 * cpu_time['reachingShare']:.0f}" if cpu_time else "n/a"
+    overhead = f"{round(100 * costliest['cpuOverhead']):+d}" if costliest else "n/a"  # never "-0"
+    report(f"profile: flame graphs {len(graphs)} rendered offline; stacks reaching run(): async-profiler"
+           f" {share.get('async-profiler', 'n/a')} %, JFR {100 * jfr['reachingShare']:.0f} %, CPU-time sampler"
+           f" {cpu_time_share} % (JDK 25); overhead {overhead} %")
+    report(f"10 stacks reaching run() at depth {shallow} / {deep} ({course}; the overhead above: the costliest"
+           f" profiler's extra CPU per request at depth {shallow}): " + "; ".join(
+               f"{label} {100 * seen[(course, label, shallow)]['reachingShare']:.0f} /"
+               f" {100 * seen[(course, label, deep)]['reachingShare']:.0f} %"
+               for label in sorted({k[1] for k in seen if k[0] == course}))
+           + "; overheads: " + ", ".join(f"{o['profiler']} {round(100 * o['cpuOverhead']):+d} % CPU"
+                                         f" (± {100 * o['cpuSpread']:.0f} %)" for o in costs))

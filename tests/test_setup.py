@@ -375,6 +375,43 @@ def test_jgo_puts_its_maven_downloads_into_the_checkout(tmp_path, monkeypatch):
     assert settings.cache_dir == tmp_path / "jgo"
 
 
+@pytest.mark.fault
+def test_async_profiler_is_fetched_once_checked_and_only_this_platforms_library_extracted(tmp_path, monkeypatch):
+    """Set-up hands the pinned coordinates to jgo (faked here: it 'resolves' a jar we made), refuses a jar whose
+    sha256 is not the pinned one with nothing extracted, extracts this platform's library from the right one, does
+    not fetch again, and on a platform the jar has no library for extracts nothing and says so in one line."""
+    import hashlib
+    import zipfile
+    assert course_install.async_profiler_platform("Linux", "x86_64") == "linux-x64"
+    assert course_install.async_profiler_platform("Darwin", "arm64") == "macos"
+    assert course_install.async_profiler_platform("Windows", "AMD64") is None
+    jar = tmp_path / "async-profiler-4.1.jar"
+    with zipfile.ZipFile(jar, "w") as z:
+        for tag in ("linux-x64", "linux-arm64", "macos"):
+            z.writestr(f"{tag}/libasyncProfiler.so", f"library for {tag}")
+    fetched = []
+
+    def jgo(cmd, **kwargs):
+        fetched.append(cmd[3])
+        return subprocess.CompletedProcess(cmd, 0, stdout=f"{jar}\n", stderr="")
+    monkeypatch.setattr(course_base, "STATE", tmp_path / "state")
+    monkeypatch.setattr(course_install.subprocess, "run", jgo)
+    monkeypatch.setattr(course_install, "async_profiler_platform", lambda: "linux-arm64")
+    with pytest.raises(course_base.SetupError, match="not the pinned"):
+        course_install.ensure_async_profiler()
+    assert not course_install.async_profiler_dir().exists(), "nothing is extracted from a jar that fails its check"
+    monkeypatch.setattr(course_install, "ASYNC_PROFILER_SHA256", hashlib.sha256(jar.read_bytes()).hexdigest())
+    assert course_install.ensure_async_profiler() == "4.1 (.course/async-profiler/linux-arm64)"
+    assert sorted(p.name for p in course_install.async_profiler_dir().iterdir()) == ["VERSION", "linux-arm64"]
+    library = course_install.async_profiler_dir() / "linux-arm64" / "libasyncProfiler.so"
+    assert library.read_text() == "library for linux-arm64"
+    course_install.ensure_async_profiler()
+    assert fetched == [course_install.ASYNC_PROFILER] * 2, "a complete copy is not fetched again"
+    monkeypatch.setattr(course_install, "async_profiler_platform", lambda: None)
+    said = course_install.ensure_async_profiler()
+    assert "no library for" in said and "chapter 10 runs without it" in said and "\n" not in said
+
+
 @pytest.mark.parametrize("mode", ["course", "installed"])
 def test_the_wrapper_keeps_jbang_downloads_in_the_checkout(tmp_path, mode):
     checkout = fake_checkout(tmp_path / "course")

@@ -56,6 +56,8 @@ TINY_ARGS = {
     "structured-fanout": ["--slow-ms", "200", "--repeat", "1"],
     "spring-load": ["--experiment", "jpa-blog", "--mode", "virtual", "--users", "20", "--sleep-ms", "50",
                     "--warmup-s", "0.5", "--duration-s", "1"],
+    "profiling": ["--users", "4", "--n", "100000", "--warmup-s", "0.5", "--duration-s", "1", "--repeat", "1",
+                  "--window-s", "0.2", "--switch-s", "0.2"],
 }
 SERVERS = {"sleep-server": ["--mode", "virtual", "--sleep-ms", "20"], "order-service": ["--impl", "reactive"],
            "dependency-stub": [], "order-service-blockhound": ["--impl", "reactive-blocking"],
@@ -327,6 +329,9 @@ BAD_INPUT = {
                             ["--connection-timeout-ms", "250 to 60,000", "'100'"]),
     "order-sweep spring impl": (["order-sweep", "--impl", "spring-mvc"],
                                 ["--impl", "spring-mvc-virtual, spring-webflux, spring", "'spring-mvc'"]),
+    "profiling part": (["profiling", "--part", "flames"], ["--part", "endpoint, stacks, switches", "'flames'"]),
+    "profiling depth zero": (["profiling", "--depths", "4,0"], ["--depths", "1..500", "'4,0'"]),
+    "profiling profiler": (["profiling", "--profilers", "perf"], ["--profilers", "async-profiler, JFR", "'perf'"]),
 }
 
 

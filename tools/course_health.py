@@ -70,6 +70,11 @@ def doctor() -> int:
         else:
             rows.append(("spring boot", f"{version} missing (run make setup: {path.name} needs it)"))
             problems.append(f"spring boot {version}: not fetched yet; run make setup (chapter 06 needs it)")
+    tag = course_install.async_profiler_platform()
+    library = course_install.async_profiler_dir() / str(tag) / course_install.LIBRARY
+    rows.append(("async-profiler", f"{course_install.ASYNC_PROFILER_VERSION} ({library})" if library.is_file()
+                 else f"{course_install.ASYNC_PROFILER_VERSION} missing (run make setup; chapter 10 runs without it)"
+                 if tag else f"no library for this OS and architecture (chapter 10 runs without it)"))
     rows.append(("maven repo", f"{maven_repo()} (JBang and jgo; `make clean` removes it)"))
     rows.append(("cores", str(os.cpu_count())))
     rows.append(("os", f"{platform.system()} {platform.release()} {platform.machine()}"))

@@ -1,11 +1,13 @@
 """Set-up's installing steps, each checking its stamp first: the venv and its pinned packages, JBang, the shared
-helpers and the JJava kernel on them, Spring Boot for chapter 06, reveal.js for the slides."""
+helpers and the JJava kernel on them, Spring Boot for chapter 06, async-profiler for chapter 10, reveal.js for the
+slides."""
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -385,4 +387,75 @@ def ensure_reveal() -> str:
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)
     stamp.write_text(REVEAL_SHA256)
+    return shown
+
+
+# --------------------------------------------------------------------------- async-profiler (chapter 10)
+
+ASYNC_PROFILER_VERSION = "4.1"
+ASYNC_PROFILER = f"tools.profiler:async-profiler:{ASYNC_PROFILER_VERSION}"
+ASYNC_PROFILER_SHA256 = "5535baa56133628cfffe2f05ca9bfef1fae3d5abe49835447262b1c6da4a9582"
+LIBRARY = "libasyncProfiler.so"
+
+
+def async_profiler_dir() -> Path:
+    """Where the library goes: .course/async-profiler/<platform>/libasyncProfiler.so, with a VERSION stamp
+    (helpers/unpinned/running/AsyncProfiler.java reads both)."""
+    return course_base.STATE / "async-profiler"
+
+
+def async_profiler_platform(system: str | None = None, machine: str | None = None) -> str | None:
+    """The jar's folder for this machine (linux-x64, linux-arm64 or macos), or None: the jar has no library for it."""
+    system = platform.system() if system is None else system
+    machine = (platform.machine() if machine is None else machine).lower()
+    if system == "Linux" and machine in ("x86_64", "amd64"):
+        return "linux-x64"
+    if system == "Linux" and machine in ("aarch64", "arm64"):
+        return "linux-arm64"
+    if system == "Darwin":
+        return "macos"  # one universal library for x86_64 and arm64
+    return None
+
+
+def ensure_async_profiler() -> str:
+    """async-profiler for chapter 10, from Maven Central only: jgo resolves the pinned jar into .course/m2 (as it
+    does JBang), its sha256 is checked, and the native library for this machine is extracted from it into
+    .course/async-profiler/<platform>/. On a machine the jar has no library for, nothing is extracted and the
+    chapter says so in one line; the rest of the course does not need it."""
+    import zipfile
+
+    target = async_profiler_dir()
+    tag = async_profiler_platform()
+    stamp = target / "VERSION"
+    wanted = f"{ASYNC_PROFILER_VERSION} {ASYNC_PROFILER_SHA256} {tag}"
+    if tag is None:
+        return (f"{ASYNC_PROFILER_VERSION}: no library for {platform.system()} {platform.machine()} in the jar"
+                " (linux-x64, linux-arm64, macos); chapter 10 runs without it")
+    shown = f"{ASYNC_PROFILER_VERSION} (.course/async-profiler/{tag})"
+    if stamp.is_file() and stamp.read_text().strip() == wanted and (target / tag / LIBRARY).is_file():
+        return shown
+    say(f"fetching async-profiler {ASYNC_PROFILER_VERSION} from Maven Central into {maven_repo()} (once, for"
+        " chapter 10)")
+    code = ("import jgo, sys\n"
+            "env = jgo.build(sys.argv[1], cache_dir=sys.argv[2])\n"
+            "print([str(j) for j in env.all_jars if 'async-profiler' in str(j)][0])\n")
+    out = subprocess.run([str(venv_python()), "-c", code, ASYNC_PROFILER, str(course_base.STATE / "jgo")],
+                         capture_output=True, text=True, timeout=900, env=jgo_env(), stdin=subprocess.DEVNULL)
+    jar = Path(out.stdout.strip().splitlines()[-1]) if out.returncode == 0 and out.stdout.strip() else None
+    if jar is None or not jar.is_file():
+        raise SetupError(f"could not fetch {ASYNC_PROFILER} from Maven Central (jgo said: "
+                         f"{last_line(out.stderr or out.stdout)}); check the network (or a proxy), then run the"
+                         " command again.")
+    got = hashlib.sha256(jar.read_bytes()).hexdigest()
+    if got != ASYNC_PROFILER_SHA256:
+        raise SetupError(f"{jar.name} has sha256 {got}, not the pinned {ASYNC_PROFILER_SHA256}; nothing was"
+                         f" extracted. Delete {jar.parent} and retry; if it persists, a proxy is changing it.")
+    staging = course_base.STATE / "async-profiler.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    with zipfile.ZipFile(jar) as z:
+        (staging / tag).mkdir(parents=True)
+        (staging / tag / LIBRARY).write_bytes(z.read(f"{tag}/{LIBRARY}"))
+    (staging / "VERSION").write_text(wanted + "\n")
+    shutil.rmtree(target, ignore_errors=True)
+    staging.rename(target)
     return shown

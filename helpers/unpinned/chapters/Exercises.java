@@ -119,7 +119,14 @@ public final class Exercises {
             Map.entry("08.1", new Answer("1. Share of a time bound", Bounds.makespanMs(500, 8, 50) / 3_300.0, 0.01,
                     "the wave bound is ceil(N / P) x the sleep; for a time, the share is bound / measured")),
             Map.entry("08.2", new Answer("2. Same share, other machine", 0.99 * Bounds.closedLoopThroughput(500, 50, 0.100),
-                    0.02, "the pool caps the requests in service on any machine: min(U, P) / S, whatever the cores")));
+                    0.02, "the pool caps the requests in service on any machine: min(U, P) / S, whatever the cores")),
+            Map.entry("10.1", new Answer("1. Samples to expect", 1.5 * 20 / 0.010, 0.01,
+                    "one sample per 10 ms of CPU time: CPU seconds / the interval")),
+            Map.entry("10.2", new Answer("2. Where the cut falls", 3 / 4.0, 0.02,
+                    "over 500 words only the top frame comes back after the block; which samples still see run()?")),
+            Map.entry("10.3", new Answer("3. Change the code, re-measure", 0, 0.05,
+                    "a measurement; JFR keeps the 64 frames nearest the leaf: count the frames above run() at depth"
+                            + " 70 (did you re-run the cells after the change?)")));
 
     /**
      * Exercise 04.4 from a saved chapter 04 run ({@link CarrierScaling} rows: "carriers", "cpuWallMs"): the computing

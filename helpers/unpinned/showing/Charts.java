@@ -5,7 +5,6 @@ import unpinned.core.Machine;
 import unpinned.core.Measurement;
 import unpinned.core.Results;
 import unpinned.core.RunGuard;
-import unpinned.core.Show;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
@@ -447,8 +446,7 @@ public final class Charts {
     public static DrawnChart render(Chart<?, ?> chart) {
         RunGuard.check("drawing a chart");
         // In the notebook, the chart's record goes into the page's metadata beside the PNG.
-        Show.register(DrawnChart.class, "image/png", Show::png, c -> "chart: " + c.title(), DrawnChart.METADATA_KEY,
-                DrawnChart::record);
+        DrawnChart.register();
         BufferedImage image = BitmapEncoder.getBufferedImage(chart);
         // Category labels wider than their slot overlap: turn them until they fit (drawn again, then checked).
         if (chart instanceof CategoryChart category) {

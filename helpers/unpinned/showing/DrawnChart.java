@@ -1,5 +1,7 @@
 package unpinned.showing;
 
+import unpinned.core.Show;
+
 import java.awt.image.BufferedImage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,6 +37,12 @@ public final class DrawnChart extends BufferedImage {
         this.title = title;
         this.series = List.copyOf(series);
         this.clipped = List.copyOf(clipped);
+    }
+
+    /** In the notebook kernel, shows every DrawnChart as a PNG with its record in the output's metadata. */
+    static void register() {
+        Show.register(DrawnChart.class, "image/png", Show::png, c -> "chart: " + c.title(), METADATA_KEY,
+                DrawnChart::record);
     }
 
     public String title() {
