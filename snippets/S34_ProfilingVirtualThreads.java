@@ -20,6 +20,7 @@
 //SOURCES ../helpers/unpinned/chapters/SleepServer.java
 //SOURCES ../helpers/unpinned/chapters/Work.java
 //SOURCES ../helpers/unpinned/chapters/Profiling.java
+//SOURCES ../helpers/unpinned/core/Busy.java
 package unpinned.snippets;
 
 /*

@@ -22,6 +22,10 @@
 //SOURCES ../helpers/unpinned/running/LoadRun.java
 //SOURCES ../helpers/unpinned/running/AsyncProfiler.java
 //SOURCES ../helpers/unpinned/chapters/Profiling.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/showing/Comparison.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.solutions;
 
 /*
