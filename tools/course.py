@@ -205,4 +205,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    course_base.tolerate_gone_readers()  # `course.py setup | head`: the set-up goes on quietly
     sys.exit(main(sys.argv[1:]))

@@ -34,6 +34,43 @@ class SetupError(Exception):
     """A problem the learner must fix; the message says how."""
 
 
+class _GoneReaderTolerant:
+    """A stream whose reader may leave (`course.py setup | head -2`): from then on what is written goes nowhere and
+    the work goes on, without a traceback; a set-up stopped half-way because nobody read its progress would be worse."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # the children started from here on inherit it too
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def tolerate_gone_readers() -> None:
+    """Called once by tools/course.py before it prints anything."""
+    if not isinstance(sys.stdout, _GoneReaderTolerant):
+        sys.stdout = _GoneReaderTolerant(sys.stdout)
+    if not isinstance(sys.stderr, _GoneReaderTolerant):
+        sys.stderr = _GoneReaderTolerant(sys.stderr)
+
+
 def say(msg: str) -> None:
     print(f"[unpinned] {msg}", flush=True)
 
