@@ -35,3 +35,21 @@ def test_set_up_piped_into_head_goes_on_quietly(tmp_path):
     assert all(line.startswith("[unpinned]") for line in head), head
     assert rc == 0, err[-3000:]
     assert "Traceback" not in err and "BrokenPipe" not in err, err[-3000:]
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("raw", ["\u00a0", "\u2003quick"], ids=["no-break-space", "em-space-quick"])
+def test_python_and_java_read_a_profile_with_an_invisible_character_alike(raw, tmp_path):
+    """A pasted no-break space (or another Unicode space) in UNPINNED_PROFILE: `make doctor` (Python) said quick while
+    every snippet (Java) refused it. Both must refuse it, with the same line naming the character."""
+    env = dict(os.environ, UNPINNED_PROFILE=raw)
+    doctor = subprocess.run([str(host_python(tmp_path)), str(HOME / "tools" / "course.py"), "doctor"], cwd=HOME,
+                            capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    snippet = subprocess.run(["bash", str(HOME / "tools" / "jbang"), "carrier-scaling", "--help"], cwd=HOME,
+                             capture_output=True, text=True, timeout=300, env=env, stdin=subprocess.DEVNULL)
+    said = "UNPINNED_PROFILE must be 'quick' or 'full', got '" + "".join(
+        c if " " <= c < "\x7f" else f"\\u{ord(c):04x}" for c in raw) + "'"
+    assert doctor.returncode != 0 and doctor.stderr.strip() == f"[unpinned] error: {said}", doctor.stdout + doctor.stderr
+    assert snippet.returncode == 2, snippet.stdout + snippet.stderr
+    own = [line for line in snippet.stderr.splitlines() if line.strip() and not line.startswith("[jbang]")]
+    assert own == [f"S14: {said}"], snippet.stderr

@@ -82,15 +82,28 @@ def warn(msg: str) -> None:
 # --------------------------------------------------------------------------- profile
 
 def profile() -> str:
-    """UNPINNED_PROFILE read exactly as helpers/unpinned/core/Profile.java reads it, so Python and Java never disagree:
-    blank means quick, otherwise trimmed (Java's trim: characters up to U+0020) and lower-cased."""
-    raw = os.environ.get("UNPINNED_PROFILE")
-    if raw is None or raw.strip() == "":
+    """UNPINNED_PROFILE by the rule helpers/unpinned/core/Profile.java follows, character for character: characters up
+    to U+0020 around it are dropped (Java's trim), nothing left means quick, and only ASCII letters are compared without
+    case. Anything else (a pasted no-break space) is refused, showing invisible and non-ASCII characters as \\uXXXX."""
+    raw = os.environ.get("UNPINNED_PROFILE") or ""
+    value = raw.strip("".join(map(chr, range(0x21))))
+    if not value:
         return "quick"
-    value = raw.strip("".join(map(chr, range(0x21)))).lower()
+    if value.isascii():
+        value = value.lower()
     if value not in PROFILES:
-        raise SetupError(f"UNPINNED_PROFILE must be 'quick' or 'full', got '{raw}'")
+        raise SetupError(f"UNPINNED_PROFILE must be 'quick' or 'full', got '{shown(raw)}'")
     return value
+
+
+def shown(raw: str) -> str:
+    """`raw` with each character outside printable ASCII as \\uXXXX (a UTF-16 unit, as Profile.java shows it)."""
+    units = raw.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        unit = int.from_bytes(units[i:i + 2], "big")
+        out.append(chr(unit) if 0x20 <= unit < 0x7f else f"\\u{unit:04x}")
+    return "".join(out)
 
 
 def fresh() -> bool:

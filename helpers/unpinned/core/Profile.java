@@ -34,18 +34,35 @@ public enum Profile {
     /** The profile in force; an unknown value is an error that says what is allowed. */
     public static Profile current() {
         String raw = System.getProperty(PROPERTY);
-        if (raw == null || raw.isBlank()) raw = System.getenv(ENV);
+        if (raw == null || raw.trim().isEmpty()) raw = System.getenv(ENV);
         return parse(raw);
     }
 
+    /**
+     * The rule tools/course_base.py's profile() follows too, character for character: characters up to U+0020 around
+     * the value are dropped (Java's trim), nothing left means quick, and only ASCII letters are compared without case.
+     * Anything else (a pasted no-break space) is refused, with invisible and non-ASCII characters shown as \\uXXXX.
+     */
     static Profile parse(String raw) {
-        if (raw == null || raw.isBlank()) return QUICK;
-        return switch (raw.trim().toLowerCase(Locale.ROOT)) {
+        String value = raw == null ? "" : raw.trim();
+        if (value.isEmpty()) return QUICK;
+        boolean ascii = value.chars().allMatch(c -> c < 0x80);
+        return switch (ascii ? value.toLowerCase(Locale.ROOT) : value) {
             case "quick" -> QUICK;
             case "full" -> FULL;
             default -> throw new IllegalArgumentException(
-                    ENV + " must be 'quick' or 'full', got '" + raw + "'");
+                    ENV + " must be 'quick' or 'full', got '" + shown(raw) + "'");
         };
+    }
+
+    /** {@code raw} with each character outside printable ASCII as \\uXXXX (a UTF-16 unit), so a message shows it. */
+    static String shown(String raw) {
+        StringBuilder s = new StringBuilder();
+        for (char c : raw.toCharArray()) {
+            if (c >= 0x20 && c < 0x7f) s.append(c);
+            else s.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+        }
+        return s.toString();
     }
 
     /** The quick value under the quick profile, the full one under the full profile. */
