@@ -36,12 +36,11 @@ def doctor() -> int:
     usable, refused = survey_jdks()
     rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
     rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
-    shown_feature = course_jdk.course_feature(course_feature)
-    for name, aliases, need, notebooks, skipped in course_jdk.preview_skips(shown_feature):
+    for name, aliases, need, notebooks, skipped in course_jdk.preview_skips(course_feature):
         where = ", ".join(aliases + [f"chapter {n}" for n in notebooks])
         rows.append(("preview", f"{name} ({where}): needs JDK {need} exactly (compiled with --enable-preview); "
-                     + (f"SKIPPED on this JDK {shown_feature}: its cells and runs say so in one line"
-                        if skipped else f"runs on this JDK {shown_feature}")))
+                     + (f"SKIPPED on this JDK {course_feature}: its cells and runs say so in one line"
+                        if skipped else f"runs on this JDK {course_feature}")))
     runtime, problem = jdk21_status(course_feature)
     rows.append(("jdk 21 runtime", runtime))
     if problem:
@@ -59,7 +58,8 @@ def doctor() -> int:
         works, said = jbang_version()
         where = f"installed: {installed}" if installed else "course copy in .course/jbang"
         rows.append(("jbang", f"{said} ({where})" if works else f"FAILED ({where})"))
-        if not works and not recorded:  # (with set-up's JDK gone, that problem above is the cause)
+        # with set-up's JDK gone, or the JDK asked for unusable, that problem above is the cause, not JBang
+        if not works and not recorded and course_feature is not None:
             fix = ("check the installed jbang, or use the course's own: UNPINNED_OWN_JBANG=1 make setup"
                    if installed else "delete .course/jbang, then run make setup again")
             problems.append(f"jbang: {said}; {fix}")

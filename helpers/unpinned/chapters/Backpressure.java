@@ -40,7 +40,7 @@ public final class Backpressure {
      */
     public static Consumer<Experiment.Args> courseJdk25(boolean exactly, String why, String onlyCourse) {
         return a -> {
-            int feature = Jdks.courseFeature(); // this JVM's, or what a test pretends (Jdks.PRETEND_ENV)
+            int feature = Jdks.courseFeature(); // as this JDK's release file declares it
             if (exactly ? feature != Jdks.PREVIEW_FEATURE : feature < 25) throw new IllegalArgumentException(why);
             String jdk = a.text("--jdk").strip();
             if (jdk.equals("21")) throw new IllegalArgumentException(why);
