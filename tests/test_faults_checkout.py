@@ -102,3 +102,60 @@ def test_make_stop_ends_the_postgresql_a_killed_jvm_left_and_its_folder(tmp_path
             proc.wait()
         if server is not None and server.is_running():
             server.kill()
+
+
+def other_checkout(root: Path) -> Path:
+    """Another set-up checkout of the course: its own tools/jbang (and course*.py), catalog, snippets and helpers,
+    sharing this one's set-up state (.course) so that its wrapper works."""
+    (root / "tools").mkdir(parents=True)
+    for f in ("tools/jbang", "jbang-catalog.json", *(p.relative_to(HOME) for p in HOME.glob("tools/course*.py"))):
+        shutil.copy2(HOME / f, root / f)
+    for name in (".course", ".venv", "snippets", "helpers", "data"):
+        (root / name).symlink_to(HOME / name)
+    return root
+
+
+def _wait_for(proc: subprocess.Popen, needle: str, log: Path, within_s: float = 300) -> psutil.Process:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            found = [p for p in psutil.Process(proc.pid).children(recursive=True) if needle in " ".join(p.cmdline())]
+        except psutil.Error:
+            found = []
+        if found:
+            return found[0]
+        if proc.poll() is not None:
+            pytest.fail(f"ended (exit {proc.returncode}) before {needle} started:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+    pytest.fail(f"no {needle} within {within_s:.0f} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.mark.fault
+def test_a_run_from_a_terminal_of_another_checkout_stays_this_checkouts(tmp_path):
+    """A terminal of checkout A's JupyterLab carries UNPINNED_HOME=A; from there this checkout's sleep-endpoint runs.
+    Its server and load generator must be this checkout's (started by this wrapper, carrying this folder), so that
+    A's `make stop` leaves them alone and the run's results and logs stay here."""
+    a = other_checkout(tmp_path / "checkout-a")
+    log = tmp_path / "out.log"
+    env = dict(os.environ, UNPINNED_HOME=str(a), UNPINNED_RESULTS=str(tmp_path / "results"))
+    with log.open("w") as out:
+        proc = subprocess.Popen(["bash", JBANG, "sleep-endpoint", "--mode", "virtual", "--users", "1", "--sleep-ms",
+                                 "1", "--warmup-s", "0", "--duration-s", "30"], cwd=HOME, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        generator = _wait_for(proc, "unpinned.snippets.S05_HttpLoad", log)
+        tree = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+        server = next(p for p in tree if "unpinned.snippets.S04_SleepServer" in " ".join(p.cmdline()))
+        for p in (psutil.Process(proc.pid), server, generator):
+            environ = p.environ()
+            assert environ.get("UNPINNED_CHECKOUT") == str(HOME), (p.cmdline()[-3:], environ.get("UNPINNED_CHECKOUT"))
+            assert environ.get("UNPINNED_HOME") == str(HOME), (p.cmdline()[-3:], environ.get("UNPINNED_HOME"))
+        assert not [p for p in tree if str(a) in " ".join(p.cmdline())], "A's wrapper started part of the run"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
