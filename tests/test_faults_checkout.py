@@ -159,3 +159,56 @@ def test_a_run_from_a_terminal_of_another_checkout_stays_this_checkouts(tmp_path
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("sig", [signal.SIGHUP, signal.SIGTERM, signal.SIGKILL], ids=["sighup", "sigterm", "sigkill"])
+def test_make_book_ended_by_any_signal_takes_the_kernel_and_its_jvms_with_it(sig, tmp_path):
+    """`make book`'s path (course.py runs book.py, which executes a chapter on the course kernel) on a one-chapter
+    course whose cell starts a sleep server and sleeps, ended by SIGHUP (the terminal closed), SIGTERM (a CI timeout)
+    or SIGKILL to its process group: the kernel's launcher, the kernel's JVM and the server's JVM must end within
+    seconds (they lead a session of their own, so the signal never reaches them)."""
+    import nbformat
+    from test_faults_processes import TINY_NOTEBOOK_CELLS, _descendants, _wait_for_descendant
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in TINY_NOTEBOOK_CELLS])
+    nb.metadata["kernelspec"] = {"name": "unpinned", "display_name": "Java (unpinned)", "language": "java"}
+    chapters = tmp_path / "notebooks"
+    chapters.mkdir()
+    nbformat.write(nb, chapters / "00-tiny.ipynb")
+    build = (f"import sys; sys.path.insert(0, {str(HOME / 'tools')!r}); import book; from pathlib import Path; "
+             f"book.NOTEBOOKS = Path({str(chapters)!r}); book.EXECUTED = Path({str(tmp_path / 'executed')!r}); "
+             "sys.exit(book.main(['book', '--fresh']))")
+    make_book = (f"import sys; sys.path.insert(0, {str(HOME / 'tools')!r}); import course; "
+                 f"sys.exit(course.run_to_end([sys.executable, '-c', {build!r}], course.course_env()))")
+    log = tmp_path / "out.log"
+    env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path / "results"))
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-c", make_book], cwd=HOME, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    tree: list[psutil.Process] = []
+    try:
+        server = _wait_for_descendant(proc, "unpinned.snippets.S04_SleepServer", log)
+        time.sleep(1)  # the cell is in its sleep now
+        tree = _descendants(proc.pid)  # the book build, the kernel's launcher and JVM, the server's JVM
+        assert server in tree and len(tree) >= 4, [" ".join(p.cmdline())[-100:] for p in tree]
+        os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"make book's path was still running 60 s after {sig.name}:\n" + log.read_text()[-3000:])
+        _, alive = psutil.wait_procs(tree, timeout=SETTLE_S)
+        left = [f"{p.pid}: {' '.join(p.cmdline())[-160:]}" for p in alive if p.is_running()]
+        assert not left, f"still running {SETTLE_S} s after {sig.name} on the book: {left}"
+        if sig != signal.SIGKILL:
+            said = [line for line in log.read_text().splitlines() if f"stopped by {sig.name}" in line]
+            assert proc.returncode == 128 + sig and len(said) == 1, log.read_text()[-3000:]
+            assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for p in tree:
+            try:
+                p.kill()
+            except psutil.Error:
+                pass

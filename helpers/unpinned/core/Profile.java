@@ -114,11 +114,12 @@ public enum Profile {
     }
 
     /**
-     * In a JVM the course started as a child ({@link #PARENT_PID_ENV} set), starts a daemon thread that ends this
-     * JVM (exit code 1, shutdown hooks run, one line on stderr) once the parent is gone; at once if it is gone
-     * already. Anywhere else (a terminal, a test) it does nothing. Once per JVM.
+     * In a JVM the course started as a child ({@link #PARENT_PID_ENV} set: a snippet, or the kernel of
+     * {@code make book}), starts a daemon thread that ends this JVM (exit code 1, shutdown hooks run, one line on
+     * stderr) once the parent is gone; at once if it is gone already. Anywhere else (a terminal, a test) it does
+     * nothing. Once per JVM.
      */
-    static synchronized void endWithParent(String snippet) {
+    public static synchronized void endWithParent(String snippet) {
         OptionalLong parent = parentPid(System.getenv(PARENT_PID_ENV));
         if (watching || parent.isEmpty()) return;
         watching = true;
@@ -129,7 +130,7 @@ public enum Profile {
             } catch (InterruptedException e) {
                 return;
             }
-            System.err.println(snippet + ": the JVM that started this one (pid " + pid + ") is gone; stopping");
+            System.err.println(snippet + ": the process that started this one (pid " + pid + ") is gone; stopping");
             Thread.ofPlatform().daemon(true).name("unpinned-parent-watch-halt").start(() -> {
                 try {
                     Thread.sleep(HOOKS_GRACE_MS);
