@@ -70,6 +70,7 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -202,6 +203,13 @@ public class S23_PoolCap {
                     Protocol.progress(run + ": " + users + " users (" + (rows.size() + 1) + "/" + total + ")");
                     rows.add(level(o, pool, run, users));
                     System.out.println(rows.getLast().describe());
+                    // a database that died shows as timeouts, which read like the pool's cap: such a run is no result
+                    db.requireAlive("during " + run + " at " + users + " users");
+                    if (rows.getLast().errors() > 0) {
+                        throw new IllegalStateException(String.format(Locale.ROOT, "the database failed %,d queries"
+                                + " during %s at %d users (first: %s)", rows.getLast().errors(), run, users,
+                                rows.getLast().firstError()));
+                    }
                     Backpressure.settle(mx::getIdleConnections, mx::getThreadsAwaitingConnection, o.pool());
                 }
             }

@@ -56,7 +56,6 @@ import io.r2dbc.spi.Statement;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import unpinned.chapters.ReactiveDriver;
-import unpinned.chapters.ReactiveDriver.Endpoint;
 import unpinned.chapters.ReactiveDriver.Row;
 import unpinned.chapters.ReactiveDriver.Tally;
 import unpinned.chapters.ReactiveDriver.Window;
@@ -137,7 +136,7 @@ public class S33_ReactiveDriver {
                         + " machine ran H2 instead (the embedded server could not start): nothing measured");
             }
             HikariDataSource jdbc = db.pool("s33-jdbc", poolSize, Duration.ofSeconds(10));
-            Endpoint at = Endpoint.of(db.jdbcUrl());
+            Database.Address at = db.address(); // where JDBC connects, read by the one parser the guard used
             var config = PostgresqlConnectionConfiguration.builder().host(at.host()).port(at.port())
                     .database(at.database()).username(db.user());
             if (db.password() != null && !db.password().isEmpty()) config.password(db.password());

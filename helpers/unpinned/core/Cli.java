@@ -148,10 +148,14 @@ public final class Cli {
         return all;
     }
 
-    /** Hosts of this machine written as literals: a name like 127.example.com would go through DNS. */
-    private static final Pattern LOOPBACK_LITERAL = Pattern.compile("127(\\.\\d{1,3}){3}|localhost|\\[::1]");
+    /**
+     * Hosts of this machine written as literals: a name like 127.example.com, or 127.0.0.999 (no IP address: octets go
+     * to 255), would go through DNS. Octets without leading zeros, which some resolvers read as octal.
+     */
+    private static final Pattern LOOPBACK_LITERAL =
+            Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)){3}|localhost|\\[::1]");
 
-    /** True for a host that is this machine by its spelling alone: 127.x.y.z, localhost or [::1]. */
+    /** True for a host that is this machine by its spelling alone: 127.x.y.z (each 0..255), localhost or [::1]. */
     public static boolean isLoopbackLiteral(String host) {
         return host != null && LOOPBACK_LITERAL.matcher(host).matches();
     }
