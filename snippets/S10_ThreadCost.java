@@ -16,6 +16,7 @@
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/ThreadCost.java
+//SOURCES ../helpers/unpinned/chapters/StackChunks.java
 package unpinned.snippets;
 
 /*

@@ -172,15 +172,16 @@ public class S23_PoolCap {
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each level's window")
                 .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
                 .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))
-                .check(a -> {
+                .check(a -> Backpressure.checkPoolPlan(PoolOptions.of(a).runs(), PoolOptions.of(a).pool()))
+                .takes(Duration.ofMinutes(30), a -> {
                     PoolOptions o = PoolOptions.of(a);
-                    Backpressure.checkPoolPlan(o.runs(), o.users(), o.pool(), o.queryMs(), o.timeoutMs(), o.warmupS(),
-                            o.durationS(), SLOW_FACTOR);
+                    return Backpressure.poolPlanTime(Database.START_S, o.runs(), o.users(), o.pool(), o.queryMs(),
+                            o.timeoutMs(), o.warmupS(), o.durationS(), SLOW_FACTOR);
                 })
                 .check(a -> Database.checkUrl())
                 .notes("""
-                        Levels x runs x (warm-up + window + the last query, and the connection timeout where users
-                        outnumber the pool) may take at most 30 minutes.
+                        Each level of each run is a warm-up, a window and the last query, and the connection
+                        timeout where users outnumber the pool.
                         The database: UNPINNED_DB_URL (jdbc:postgresql://..., with UNPINNED_DB_USER,
                         UNPINNED_DB_PASSWORD) if set, else an embedded PostgreSQL on 127.0.0.1 that this run starts
                         and removes.""")

@@ -121,6 +121,15 @@ public class S33_ReactiveDriver {
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each window")
                 .number("--duration-s", 1, 5, 0.5, 600, "seconds measured per driver and workload")
                 .check(a -> Database.checkUrl())
+                .takes(Duration.ofMinutes(30), a -> {
+                    int drivers = ReactiveDriver.each(a.oneOf("--driver"), DRIVERS).size();
+                    int workloads = ReactiveDriver.each(a.oneOf("--workload"), WORKLOADS).size();
+                    double warmUp = a.number("--warmup-s"), window = a.number("--duration-s");
+                    return Experiment.Time.of(Database.START_S + drivers * workloads * (warmUp + window), "a"
+                            + " database's start of %.0f s + %d driver%s x %d workload%s x (warm-up %,.1f s + window"
+                            + " %,.1f s)", Database.START_S, drivers, drivers == 1 ? "" : "s", workloads,
+                            workloads == 1 ? "" : "s", warmUp, window);
+                })
                 .run(args, S33_ReactiveDriver::measure);
     }
 

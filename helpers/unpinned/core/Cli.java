@@ -35,11 +35,16 @@ public final class Cli {
             }
             if (flags.contains(a)) {
                 if (value != null) throw new IllegalArgumentException(a + " takes no value");
+                if (cli.values.containsKey(a)) throw new IllegalArgumentException(a + " is given twice; give it once");
                 cli.values.put(a, "true");
             } else if (withValue.contains(a)) {
                 if (value == null) {
                     if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value");
                     value = args[++i];
+                }
+                if (cli.values.containsKey(a)) { // the last one would win silently: which one was meant?
+                    throw new IllegalArgumentException(a + " is given twice ('" + cli.values.get(a) + "', then '"
+                            + value + "'); give it once (where it takes several values: comma-separated, in one)");
                 }
                 cli.values.put(a, value);
             } else {

@@ -102,24 +102,45 @@ public final class Results {
      * one line, not a stack trace, if its save fails after all ({@link SaveFailed}, e.g. the disk filled up).
      */
     public static Path checkDir() {
+        return checkDir(null);
+    }
+
+    /**
+     * {@link #checkDir()} for a run that saves under {@code <dir>/<experiment>}: that folder, where it exists, must be
+     * one too (a file, or a symbolic link leading nowhere, in its place is found now, not after measuring).
+     */
+    public static Path checkDir(String experiment) {
         Path dir = dir();
         Course.findHome().ifPresent(h -> refuseReferenceData(dir, h));
-        checkWritable(dir);
+        checkWritable(experiment == null ? dir : dir.resolve(checkId(experiment)));
         endSnippetsWithOneLineOnSaveFailed();
         return dir;
     }
 
     /**
      * Refuses {@code dir} in one line naming it unless a file can be created there (or, if it does not exist yet,
-     * in the nearest folder above it, where it will be created). Leaves nothing behind.
+     * in the nearest folder above it, where it will be created). Anything in the way is found here, before a run
+     * measures: a file, or a symbolic link that leads nowhere (dangling, or a loop). Leaves nothing behind.
      */
     static void checkWritable(Path dir) {
         Path target = dir.toAbsolutePath().normalize();
         Path existing = target;
-        while (existing != null && !Files.exists(existing)) existing = existing.getParent();
+        while (existing != null && !Files.exists(existing, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            existing = existing.getParent();
+        }
         String refused = "results cannot be saved in " + target + ": ";
         String fix = "; set " + DIR_ENV + " to a folder you can write";
         if (existing == null) throw new IllegalStateException(refused + "no part of that path exists" + fix);
+        if (Files.isSymbolicLink(existing) && !Files.exists(existing)) {
+            String why;
+            try {
+                existing.toRealPath();
+                why = "leads nowhere";
+            } catch (IOException e) {
+                why = "leads nowhere (" + why(e) + ")";
+            }
+            throw new IllegalStateException(refused + existing + " is a symbolic link that " + why + fix);
+        }
         if (!Files.isDirectory(existing)) {
             throw new IllegalStateException(refused + existing + " is a file, not a folder" + fix);
         }
@@ -148,7 +169,7 @@ public final class Results {
     }
 
     static Path dir(String env, Supplier<Path> home) {
-        if (env != null && !env.isBlank()) return Path.of(env).toAbsolutePath().normalize();
+        if (env != null && !env.isBlank()) return Course.pathOf(DIR_ENV, env).toAbsolutePath().normalize();
         return home.get().resolve("results");
     }
 
@@ -434,11 +455,12 @@ public final class Results {
         return LAST_MILLIS.accumulateAndGet(now, (last, n) -> Math.max(last + 1, n));
     }
 
-    private static void checkId(String experiment) {
+    private static String checkId(String experiment) {
         if (experiment == null || !ID.matcher(experiment).matches()) {
             throw new IllegalArgumentException("experiment must match [a-z0-9-]+ (e.g. 'sleep-vs-pool'), got "
                     + (experiment == null ? "null" : "'" + experiment + "'"));
         }
+        return experiment;
     }
 
     /**

@@ -70,6 +70,8 @@ public final class Database implements AutoCloseable {
     /** HikariCP refuses a connection timeout under 250 ms. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(250), MAX_TIMEOUT = Duration.ofMinutes(10);
     static final String TEMP_PREFIX = "unpinned-pg-";
+    /** About how long the embedded PostgreSQL takes to start (initdb included) on 2 cores: in a run's time. */
+    public static final double START_S = 5;
     /** In a server's folder beside owner.pid: the checkout that made it ({@link #checkout()}). */
     static final String OWNER_HOME = "owner.home";
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
