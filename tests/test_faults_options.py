@@ -91,3 +91,22 @@ def test_a_results_path_the_locale_cannot_spell_names_the_variable_and_the_local
                          stdin=subprocess.DEVNULL)
     refused_before_measuring(run, results, "UNPINNED_RESULTS", "LANG=C", "UTF-8")
     assert not results.exists()
+
+
+JMH_TINY = ["io-bound", "-f", "1", "-wi", "0", "-i", "1", "-r", "200ms", "-p", "executor=virtual", "-p", "tasks=4",
+            "-p", "sleepMs=1"]
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("option", ["-rff", "-o"])
+def test_a_jmh_file_into_a_missing_folder_is_refused_before_the_fork(option, tmp_path):
+    """-rff (with -rf json) or -o naming a file in a folder that does not exist: JMH ran the whole benchmark, then
+    failed with a 14-line NoSuchFileException (FileNotFoundException for -o). One line, exit 2, no fork."""
+    target = tmp_path / "nonexistent" / ("r.json" if option == "-rff" else "out.txt")
+    extra = ["-rf", "json", "-rff", str(target)] if option == "-rff" else ["-o", str(target)]
+    run = subprocess.run([*JBANG, *JMH_TINY, *extra], cwd=HOME, capture_output=True, text=True, timeout=600,
+                         stdin=subprocess.DEVNULL)
+    line = one_line_error(run, f"S01: {option} {target}", "does not exist")
+    assert run.returncode == 2, line
+    assert "# Fork" not in run.stdout and "Iteration" not in run.stdout, "refused only after a fork:\n" + run.stdout
+    assert not (tmp_path / "nonexistent").exists()
