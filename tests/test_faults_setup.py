@@ -174,3 +174,40 @@ def test_the_pre_flight_shows_an_unusable_jdk_21_runtime_as_a_no_row(kind, tmp_p
     assert run.returncode == 0 and "Exception" not in run.stdout + run.stderr, run.stdout[-3000:] + run.stderr[-3000:]
     assert len(rows) == 1 and rows[0].startswith("row: no unusable:") and why in rows[0], rows
     assert "To do, JDK 21 runtime:" in run.stdout, run.stdout[-3000:]
+
+
+ARGS_SCRIPT = "public class Args { public static void main(String[] a) {" \
+              " for (String s : a) System.out.println(\"arg=[\" + s + \"]\"); } }\n"
+HOSTILE_ARGS = ["a", "", "b c", "@{atfile}", "$(touch {tmp}/x)", "it's", "*"]
+
+
+@pytest.mark.fault
+@pytest.mark.parametrize("jbang_mode", ["course", "installed"])
+def test_a_scripts_arguments_reach_it_verbatim_or_are_refused_in_one_line(jbang_mode, tmp_path):
+    """An empty argument and '@file' after the script: JBang (picocli) dropped the first and replaced the second with
+    the file's words. Through the course's JBang they must reach the script as typed; an installed jbang, which runs
+    the script itself, must refuse them in one line (exit 2) instead of changing them."""
+    from test_faults_inputs import fake_checkout, fake_jdk
+    atfile = tmp_path / "atfile"
+    atfile.write_text("hello world\n")
+    script = tmp_path / "Args.java"
+    script.write_text(ARGS_SCRIPT)
+    given = [a.format(atfile=atfile, tmp=tmp_path) for a in HOSTILE_ARGS]
+    if jbang_mode == "course":
+        run = subprocess.run(["bash", str(HOME / "tools" / "jbang"), str(script), *given], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL)
+        assert run.returncode == 0, run.stdout + run.stderr
+        assert [line for line in run.stdout.splitlines() if line.startswith("arg=")] == [f"arg=[{a}]" for a in given]
+    else:
+        checkout = fake_checkout(tmp_path / "course", fake_jdk(tmp_path / "jdk-25", "25.0.1"))
+        installed = tmp_path / "jbang-installed"
+        installed.write_text('#!/bin/sh\nfor a in "$@"; do echo "jbang got [$a]"; done\n')
+        installed.chmod(0o755)
+        (checkout / ".course" / "jbang-mode").write_text(str(installed))
+        run = subprocess.run(["bash", str(checkout / "tools" / "jbang"), str(script), *given], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+                             env={k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "UNPINNED_JAVA_HOME")})
+        assert run.returncode == 2 and "jbang got" not in run.stdout, run.stdout + run.stderr
+        lines = [line for line in run.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1 and "empty argument" in lines[0] and "'@...'" in lines[0], lines
+    assert not (tmp_path / "x").exists(), "an argument was executed"
