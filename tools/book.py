@@ -208,8 +208,21 @@ def main(argv: list[str]) -> int:
         return 2
     kind, fresh = argv[0], "--fresh" in argv[1:]
     start = time.monotonic()
-    for name in STOP_SIGNALS:
-        signal.signal(getattr(signal, name), _stop)
+    previous = {name: signal.signal(getattr(signal, name), _stop) for name in STOP_SIGNALS}
+    try:
+        return build(kind, fresh, start)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        print(f"[unpinned] {said}; the kernel and the JVMs it started are stopped, build/book and build/slides"
+              " are as they were", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for name, handler in previous.items():  # a caller in this process (a test) gets its own handlers back
+            signal.signal(getattr(signal, name), handler)
+
+
+def build(kind: str, fresh: bool, start: float) -> int:
     try:
         books, ran = executed_notebooks(fresh)
         built = time.monotonic()
@@ -217,12 +230,6 @@ def main(argv: list[str]) -> int:
     except (BookError, course_base.SetupError) as e:
         print(f"[unpinned] error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt as e:
-        signum = getattr(e, "signum", signal.SIGINT)
-        said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
-        print(f"[unpinned] {said}; the kernel and the JVMs it started are stopped, build/book and build/slides"
-              " are as they were", file=sys.stderr)
-        return 128 + signum
     where = BOOK if kind == "book" else SLIDES
     source = ("from the test run's notebooks" if not ran else
               f"after executing {len(ran)} of {len(books)} chapters in {built - start:.0f} s")
