@@ -96,8 +96,17 @@ public class S03_SleepEndpointLoad {
                 .check(a -> Course.home()) // its servers and load generator start through tools/jbang
                 .check(a -> HttpLoad.requireOpenFiles(2L * a.count("--users") + 2 * HttpLoad.SPARE_FILES,
                         a.count("--users") + " users (client and server)"))
-                .budget(Duration.ofSeconds(25), Duration.ofSeconds(40))
+                .takes(Duration.ofHours(1), S03_SleepEndpointLoad::time)
                 .run(args, S03_SleepEndpointLoad::sweep);
+    }
+
+    /** Each server in turn: its JVM and its load generator's start, the warm-up and the window. */
+    static Experiment.Time time(Experiment.Args a) {
+        int servers = a.oneOf("--mode").equals("both") ? 2 : 1;
+        double warmUp = a.number("--warmup-s"), window = a.number("--duration-s");
+        return Experiment.Time.of(servers * (2 * Experiment.JVM_START_S + warmUp + window),
+                "%d server%s x (2 JVM starts of %.0f s + warm-up %,.1f s + window %,.1f s)", servers,
+                servers == 1 ? "" : "s", Experiment.JVM_START_S, warmUp, window);
     }
 
     static EndpointLoad.SleepEndpoint sweep(Experiment.Args a) {

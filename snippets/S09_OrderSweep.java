@@ -73,8 +73,23 @@ public class S09_OrderSweep {
                 .flag("--deps", "real HTTP dependencies: start a dependency stub (S07) and call it")
                 .check(a -> a.counts("--users").forEach(OrderSweep::requireUsers))
                 .check(a -> Published.check(OrderSweep.PUBLISHED)) // a broken file is found before measuring
-                .budget(Duration.ofSeconds(60), Duration.ofSeconds(300))
+                .takes(Duration.ofHours(1), S09_OrderSweep::time)
                 .run(args, S09_OrderSweep::sweep);
+    }
+
+    /**
+     * Each implementation's server, then one generator run through every level: the first warm-up, then a window
+     * per level with the profile's short warm-up between levels (HttpLoad refuses one generator run over 1 h too).
+     */
+    static Experiment.Time time(Experiment.Args a) {
+        int impls = OrderSweep.implementations(a.oneOf("--impl")).size(), levels = a.counts("--users").size();
+        double warmUp = a.number("--warmup-s"), window = a.number("--duration-s");
+        double between = OrderSweep.Plan.of(a.profile()).warmUp().toMillis() / 1e3, start = Experiment.JVM_START_S;
+        double seconds = impls * (2 * start + warmUp + levels * window + (levels - 1) * between)
+                + (a.flag("--deps") ? start : 0);
+        return Experiment.Time.of(seconds, "%d implementation%s x (2 JVM starts of %.0f s + warm-up %,.1f s + %d"
+                        + " level%s x window %,.1f s + %d x %,.1f s between levels)", impls, impls == 1 ? "" : "s",
+                start, warmUp, levels, levels == 1 ? "" : "s", window, levels - 1, between);
     }
 
     /** Each implementation in turn, each level measured in its own window; the rows carry both bounds. */

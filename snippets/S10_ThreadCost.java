@@ -17,6 +17,7 @@
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/chapters/ThreadCost.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/chapters/StackChunks.java
 package unpinned.snippets;
 
 /*

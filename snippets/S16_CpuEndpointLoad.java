@@ -113,8 +113,20 @@ public class S16_CpuEndpointLoad {
                 .check(a -> Course.home()) // its servers and load generators start through tools/jbang
                 .check(a -> HttpLoad.requireOpenFiles(2L * a.count("--users") + 2 * HttpLoad.SPARE_FILES,
                         a.count("--users") + " users (client and server)"))
-                .budget(Duration.ofSeconds(40), Duration.ofSeconds(120))
+                .takes(Duration.ofHours(1), S16_CpuEndpointLoad::time)
                 .run(args, S16_CpuEndpointLoad::measure);
+    }
+
+    /** The servers' starts, then R runs of each: a load generator's start, a warm-up (1 s after the first), a window. */
+    static Experiment.Time time(Experiment.Args a) {
+        int servers = a.oneOf("--mode").equals("both") ? 2 : 1, repeat = a.intCount("--repeat");
+        double warmUp = a.number("--warmup-s"), later = Math.min(warmUp, LATER_WARM_UP.toMillis() / 1e3);
+        double window = a.number("--duration-s"), start = Experiment.JVM_START_S;
+        double seconds = servers * (start + (start + warmUp + window) + (repeat - 1) * (start + later + window));
+        return Experiment.Time.of(seconds, "%d server%s x (a JVM start of %.0f s + the first run: %.0f s + warm-up"
+                        + " %,.1f s + window %,.1f s + %d later run%s of %.0f s + %,.1f s + %,.1f s)", servers,
+                servers == 1 ? "" : "s", start, start, warmUp, window, repeat - 1, repeat == 2 ? "" : "s", start, later,
+                window);
     }
 
     static EndpointLoad.CpuEndpoint measure(Experiment.Args a) {

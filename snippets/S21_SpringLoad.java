@@ -18,6 +18,7 @@
 //SOURCES ../helpers/unpinned/running/HttpLoad.java
 //SOURCES ../helpers/unpinned/running/LoadRun.java
 //SOURCES ../helpers/unpinned/chapters/SpringLoad.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/core/Measurement.java
 //SOURCES ../helpers/unpinned/core/Busy.java
 //SOURCES ../helpers/unpinned/core/Figure.java
@@ -53,6 +54,7 @@ package unpinned.snippets;
 
 import com.google.gson.JsonObject;
 import unpinned.core.Cli;
+import unpinned.core.Experiment;
 import unpinned.running.HttpLoad;
 import unpinned.running.LoadRun;
 import unpinned.core.Profile;
@@ -64,6 +66,7 @@ import unpinned.chapters.SpringLoad.Load;
 import unpinned.chapters.SpringLoad.Plan;
 import unpinned.chapters.SpringLoad.Run;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,11 +97,13 @@ public class S21_SpringLoad {
                 "--n", "--endpoint", "--warmup-s", "--duration-s"), Set.of());
         List<Plan> plans;
         List<String> modes;
+        Experiment.Time time;
         try {
             plans = SpringLoad.plans(cli, profile);
             String mode = cli.oneOf("--mode", "both", List.of("platform", "virtual", "both"));
             modes = mode.equals("both") ? List.of("platform", "virtual") : List.of(mode);
-            Results.checkDir();
+            time = Experiment.requireWithin(Duration.ofHours(1), SpringLoad.time(plans, modes.size()));
+            Results.checkDir("s21-spring-load");
             int most = plans.stream().flatMap(p -> p.loads().stream()).flatMap(l -> l.users().stream())
                     .mapToInt(Integer::intValue).max().orElseThrow();
             HttpLoad.requireOpenFiles(2L * most + 2 * HttpLoad.SPARE_FILES, most + " users (client and server)");
@@ -106,6 +111,8 @@ public class S21_SpringLoad {
             Cli.exit("S21", e.getMessage());
             return;
         }
+        System.out.println(String.format(Locale.ROOT, "S21: Spring Boot under load; about %,.0f s: %s", time.seconds(),
+                time.sum()));
         int cores = Runtime.getRuntime().availableProcessors();
         List<SpringLoad.Report> experiments = new ArrayList<>();
         for (Plan plan : plans) {

@@ -71,6 +71,7 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -172,15 +173,16 @@ public class S23_PoolCap {
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each level's window")
                 .number("--duration-s", 2, 10, 1, 600, "seconds measured per level")
                 .check(a -> Backpressure.checkUsers(a.counts("--users"), MAX_USERS, MAX_LEVELS))
-                .check(a -> {
+                .check(a -> Backpressure.checkPoolPlan(PoolOptions.of(a).runs(), PoolOptions.of(a).pool()))
+                .takes(Duration.ofMinutes(30), a -> {
                     PoolOptions o = PoolOptions.of(a);
-                    Backpressure.checkPoolPlan(o.runs(), o.users(), o.pool(), o.queryMs(), o.timeoutMs(), o.warmupS(),
-                            o.durationS(), SLOW_FACTOR);
+                    return Backpressure.poolPlanTime(Database.START_S, o.runs(), o.users(), o.pool(), o.queryMs(),
+                            o.timeoutMs(), o.warmupS(), o.durationS(), SLOW_FACTOR);
                 })
                 .check(a -> Database.checkUrl())
                 .notes("""
-                        Levels x runs x (warm-up + window + the last query, and the connection timeout where users
-                        outnumber the pool) may take at most 30 minutes.
+                        Each level of each run is a warm-up, a window and the last query, and the connection
+                        timeout where users outnumber the pool.
                         The database: UNPINNED_DB_URL (jdbc:postgresql://..., with UNPINNED_DB_USER,
                         UNPINNED_DB_PASSWORD) if set, else an embedded PostgreSQL on 127.0.0.1 that this run starts
                         and removes.""")
@@ -203,6 +205,13 @@ public class S23_PoolCap {
                     Protocol.progress(run + ": " + users + " users (" + (rows.size() + 1) + "/" + total + ")");
                     rows.add(level(o, pool, run, users));
                     System.out.println(rows.getLast().describe());
+                    // a database that died shows as timeouts, which read like the pool's cap: such a run is no result
+                    db.requireAlive("during " + run + " at " + users + " users");
+                    if (rows.getLast().errors() > 0) {
+                        throw new IllegalStateException(String.format(Locale.ROOT, "the database failed %,d queries"
+                                + " during %s at %d users (first: %s)", rows.getLast().errors(), run, users,
+                                rows.getLast().firstError()));
+                    }
                     Backpressure.settle(mx::getIdleConnections, mx::getThreadsAwaitingConnection, o.pool());
                 }
             }

@@ -144,7 +144,20 @@ public class S24_ParallelWrites {
                 .count("--max-threads", 10_000, 10_000, 100, 30_000, "the guard: stop the run when the JVM has"
                         + " more than T live platform threads")
                 .check(a -> Database.checkUrl())
+                .takes(java.time.Duration.ofMinutes(10), S24_ParallelWrites::time)
                 .run(args, S24_ParallelWrites::measure); // ends the JVM: fixed-leak's threads are not daemons
+    }
+
+    /** Each mode (all: each in a JVM of its own, with a database of its own): the database, a warm-up, a window. */
+    static Experiment.Time time(Experiment.Args a) {
+        boolean all = a.oneOf("--mode").equals("all");
+        int modes = all ? MODES.size() : 1;
+        double warmUp = a.number("--warmup-s"), window = a.number("--duration-s");
+        double each = (all ? Experiment.JVM_START_S : 0) + Database.START_S + warmUp + window;
+        return Experiment.Time.of(modes * each, "%d mode%s x (%sa database's start of %.0f s + warm-up %,.1f s +"
+                        + " window %,.1f s)", modes, modes == 1 ? "" : "s",
+                all ? String.format(java.util.Locale.ROOT, "a JVM start of %.0f s + ", Experiment.JVM_START_S) : "",
+                Database.START_S, warmUp, window);
     }
 
     /**

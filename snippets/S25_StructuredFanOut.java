@@ -184,6 +184,13 @@ public class S25_StructuredFanOut {
                 .text("--jdk", "course", "the course JDK (the only choice: " + ONLY_COURSE + ")")
                 .check(Backpressure.courseJdk25(true, NEEDS_25, ONLY_COURSE)) // other JDKs can't load these classes
                 .check(a -> Database.checkUrl())
+                .takes(java.time.Duration.ofMinutes(15), a -> {
+                    int impls = a.oneOf("--impl").equals("all") ? IMPLS.size() : 1, repeat = a.intCount("--repeat");
+                    double slow = a.intCount("--slow-ms") / 1e3;
+                    return Experiment.Time.of(Database.START_S + impls * (1 + repeat) * slow, "a database's start of"
+                            + " %.0f s + %d implementation%s x (a warm-up request + %d) x at most %,.1f s", Database.START_S,
+                            impls, impls == 1 ? "" : "s", repeat, slow);
+                })
                 .run(args, S25_StructuredFanOut::measure);
     }
 

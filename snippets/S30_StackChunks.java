@@ -102,6 +102,7 @@ public class S30_StackChunks {
                 .counts("--depths", List.of(1, 16, 64, 256), List.of(1, 16, 64, 256, 1_024), 1, 2_000,
                         "frames each thread recurses before it parks")
                 .someOf("--case", CASES, "park once; park, resume, park at the same depth; or twice as deep")
+                .check(a -> StackChunks.checkHeap(a.intCount("--threads"), a.counts("--depths"), a.someOf("--case")))
                 .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK.")
                 .budget(Duration.ofSeconds(3), Duration.ofSeconds(15))
                 .run(args, S30_StackChunks::measure);

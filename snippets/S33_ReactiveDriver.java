@@ -57,7 +57,6 @@ import io.r2dbc.spi.Statement;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import unpinned.chapters.ReactiveDriver;
-import unpinned.chapters.ReactiveDriver.Endpoint;
 import unpinned.chapters.ReactiveDriver.Row;
 import unpinned.chapters.ReactiveDriver.Tally;
 import unpinned.chapters.ReactiveDriver.Window;
@@ -123,6 +122,15 @@ public class S33_ReactiveDriver {
                 .number("--warmup-s", 1, 3, 0, 60, "seconds of load before each window")
                 .number("--duration-s", 1, 5, 0.5, 600, "seconds measured per driver and workload")
                 .check(a -> Database.checkUrl())
+                .takes(Duration.ofMinutes(30), a -> {
+                    int drivers = ReactiveDriver.each(a.oneOf("--driver"), DRIVERS).size();
+                    int workloads = ReactiveDriver.each(a.oneOf("--workload"), WORKLOADS).size();
+                    double warmUp = a.number("--warmup-s"), window = a.number("--duration-s");
+                    return Experiment.Time.of(Database.START_S + drivers * workloads * (warmUp + window), "a"
+                            + " database's start of %.0f s + %d driver%s x %d workload%s x (warm-up %,.1f s + window"
+                            + " %,.1f s)", Database.START_S, drivers, drivers == 1 ? "" : "s", workloads,
+                            workloads == 1 ? "" : "s", warmUp, window);
+                })
                 .run(args, S33_ReactiveDriver::measure);
     }
 
@@ -138,7 +146,7 @@ public class S33_ReactiveDriver {
                         + " machine ran H2 instead (the embedded server could not start): nothing measured");
             }
             HikariDataSource jdbc = db.pool("s33-jdbc", poolSize, Duration.ofSeconds(10));
-            Endpoint at = Endpoint.of(db.jdbcUrl());
+            Database.Address at = db.address(); // where JDBC connects, read by the one parser the guard used
             var config = PostgresqlConnectionConfiguration.builder().host(at.host()).port(at.port())
                     .database(at.database()).username(db.user());
             if (db.password() != null && !db.password().isEmpty()) config.password(db.password());

@@ -177,15 +177,14 @@ def closed_loop_ceiling(bound: float, users: int, window_s: float, service_s: fl
 
 
 def preview_skip(alias_or_snippet: str) -> str | None:
-    """Why a test of this alias (or snippets/ file name) can't run on the course JDK: it is compiled with
-    --enable-preview for another JDK (tools/course_jdk.py's preview_skips, as `make doctor` and tools/jbang decide,
-    UNPINNED_PRETEND_FEATURE included); None when it runs here."""
+    """Why a test of this alias (or snippets/ file name) can't run on the course JDK (UNPINNED_JAVA_HOME when set, as
+    tools/jbang takes it, else set-up's): it is compiled with --enable-preview for another JDK (tools/course_jdk.py's
+    preview_skips, as `make doctor` and tools/jbang decide); None when it runs here."""
     if str(HOME / "tools") not in sys.path:
         sys.path.insert(0, str(HOME / "tools"))
     import course_jdk
-    home = Path((HOME / ".course" / "java-home").read_text().strip())
-    actual = (course_jdk.java_version(home) or (None,))[0]
-    feature = course_jdk.course_feature(actual)
+    home = Path(os.environ.get("UNPINNED_JAVA_HOME") or (HOME / ".course" / "java-home").read_text().strip())
+    feature = (course_jdk.java_version(home) or (None,))[0]
     for name, aliases, need, _notebooks, skipped in course_jdk.preview_skips(feature):
         if skipped and (alias_or_snippet in aliases or alias_or_snippet == name):
             return f"{name} needs JDK {need} exactly (--enable-preview); the course JDK is {feature}"

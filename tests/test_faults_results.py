@@ -28,10 +28,10 @@ TINY_S14 = ["carrier-scaling", "--kind", "io", "--tasks", "1", "--sleep-ms", "1"
 
 
 def run_jbang(args: list[str], results: Path, home: Path | None = None) -> subprocess.CompletedProcess:
+    """tools/jbang of this checkout, or of `home` (a course folder of its own, whose wrapper makes it the course)."""
     env = dict(os.environ, UNPINNED_RESULTS=str(results))
-    if home is not None:
-        env["UNPINNED_HOME"] = str(home)
-    return subprocess.run(JBANG + args, cwd=HOME, capture_output=True, text=True, timeout=600, env=env,
+    wrapper = ["bash", str(home / "tools" / "jbang")] if home is not None else JBANG
+    return subprocess.run(wrapper + args, cwd=HOME, capture_output=True, text=True, timeout=600, env=env,
                           stdin=subprocess.DEVNULL)
 
 

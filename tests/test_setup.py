@@ -21,8 +21,10 @@ import course_jdk  # noqa: E402
 
 
 def fake_jdk(root, version: str, javac: bool = True):
+    """A JDK folder: a release file, and a bin/java that answers -version as a JDK's does (set-up runs it)."""
     (root / "bin").mkdir(parents=True)
-    (root / "bin" / "java").write_text("#!/bin/sh\n")
+    (root / "bin" / "java").write_text(f"#!/bin/sh\necho 'openjdk version \"{version}\" 2025-01-01' >&2\n")
+    (root / "bin" / "java").chmod(0o755)
     if javac:
         (root / "bin" / "javac").write_text("#!/bin/sh\n")
         (root / "bin" / "jshell").write_text("#!/bin/sh\n")
@@ -213,7 +215,8 @@ def fake_checkout(root, java_feature="25", java_exit=0):
     shutil.copy2(HOME / "jbang-catalog.json", root / "jbang-catalog.json")
     jdk = fake_jdk(root / "jdk", f"{java_feature}.0.1")
     (jdk / "bin" / "java").write_text(
-        '#!/bin/sh\necho "JBANG_REPO=$JBANG_REPO"\necho "JBANG_DIR=$JBANG_DIR"\necho "UNPINNED_HOME=$UNPINNED_HOME"\n'
+        f'#!/bin/sh\nif [ "$1" = -version ]; then echo \'openjdk version "{java_feature}.0.1"\' >&2; exit 0; fi\n'
+        'echo "JBANG_REPO=$JBANG_REPO"\necho "JBANG_DIR=$JBANG_DIR"\necho "UNPINNED_HOME=$UNPINNED_HOME"\n'
         f'for a in "$@"; do echo "arg=$a"; done\nexit {java_exit}\n')
     (jdk / "bin" / "java").chmod(0o755)
     (root / ".course").mkdir()

@@ -16,6 +16,8 @@ font from the network (checked after every build).
 """
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -75,7 +77,7 @@ def execute(source: Path):
     course_base.say(f"executing {source.name} ({len(code)} code cells, profile {course_base.profile()})")
     index = -1
     try:
-        with client.setup_kernel():
+        with client.setup_kernel(env=kernel_env()):
             try:
                 for done, index in enumerate(code, 1):
                     client.execute_cell(nb.cells[index], index)
@@ -104,17 +106,44 @@ def execute(source: Path):
     return nb
 
 
+# The kernel's JVM runs this first: it ends itself within a second of this build's end, however that ended (SIGKILL
+# too, where no handler here runs), and so do the JVMs it started, which watch it in turn.
+WATCH_THIS_BUILD = 'unpinned.core.Profile.endWithParent("the course kernel of make book");'
+
+
+def kernel_env() -> dict:
+    """The environment of the kernel this build starts: this process named as its parent, and the watch above."""
+    return {**os.environ, "UNPINNED_PARENT_PID": str(os.getpid()), "JJAVA_STARTUP_SCRIPT": WATCH_THIS_BUILD}
+
+
+# A terminal that closes (SIGHUP), a CI timeout or `kill` (SIGTERM) end the build as Ctrl-C does: the kernel leads a
+# session of its own, so no signal to this process group reaches it; this build must end it.
+STOP_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+class Stopped(KeyboardInterrupt):
+    """The build was told to stop by `signum`; later stop signals are ignored while the kernel ends."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum, frame) -> None:
+    for name in STOP_SIGNALS:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    raise Stopped(signum)
+
+
 def end_kernel(client) -> None:
     """Ends the kernel of `client` now, with every process it started (the JJava launcher, the kernel's JVM, a
     snippet's JVM it runs): SIGTERM (their shutdown hooks stop servers and databases), SIGKILL after 5 s. A Ctrl-C
-    never reaches them: the kernel leads a session of its own. A second Ctrl-C meanwhile is ignored."""
-    import signal
-
+    never reaches them: the kernel leads a session of its own. A second stop signal meanwhile is ignored."""
     import psutil
     pid = getattr(getattr(client.km, "provisioner", None), "pid", None)
     if pid is None:
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = {name: signal.signal(getattr(signal, name), signal.SIG_IGN) for name in STOP_SIGNALS}
     try:
         try:
             kernel = psutil.Process(pid)
@@ -123,7 +152,8 @@ def end_kernel(client) -> None:
             return
         course_health.end_processes(tree)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for name, handler in previous.items():
+            signal.signal(getattr(signal, name), handler)
 
 
 def executed_notebooks(fresh: bool) -> tuple[list, list[str]]:
@@ -178,6 +208,21 @@ def main(argv: list[str]) -> int:
         return 2
     kind, fresh = argv[0], "--fresh" in argv[1:]
     start = time.monotonic()
+    previous = {name: signal.signal(getattr(signal, name), _stop) for name in STOP_SIGNALS}
+    try:
+        return build(kind, fresh, start)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        said = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+        print(f"[unpinned] {said}; the kernel and the JVMs it started are stopped, build/book and build/slides"
+              " are as they were", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for name, handler in previous.items():  # a caller in this process (a test) gets its own handlers back
+            signal.signal(getattr(signal, name), handler)
+
+
+def build(kind: str, fresh: bool, start: float) -> int:
     try:
         books, ran = executed_notebooks(fresh)
         built = time.monotonic()
@@ -185,10 +230,6 @@ def main(argv: list[str]) -> int:
     except (BookError, course_base.SetupError) as e:
         print(f"[unpinned] error: {e}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("[unpinned] interrupted; the kernel and the JVMs it started are stopped, build/book and build/slides"
-              " are as they were", file=sys.stderr)
-        return 130
     where = BOOK if kind == "book" else SLIDES
     source = ("from the test run's notebooks" if not ran else
               f"after executing {len(ran)} of {len(books)} chapters in {built - start:.0f} s")

@@ -130,21 +130,43 @@ def lab(args: list[str]) -> int:
 STOP_GRACE_SECONDS = 30
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (a closed terminal, a CI timeout, `kill`), handled as Ctrl-C is."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stopped(signum, frame) -> None:
+    raise Stopped(signum)
+
+
 def run_to_end(cmd: list[str], env: dict) -> int:
     """Runs `cmd` in this folder and returns its exit code. A Ctrl-C reaches it too (a terminal signals the whole
     foreground group), so it is given STOP_GRACE_SECONDS to stop its kernels and their JVMs, which lead sessions of
-    their own, instead of being killed a quarter of a second in (subprocess.run), which left them running. A second
-    Ctrl-C kills it at once."""
+    their own, instead of being killed a quarter of a second in (subprocess.run), which left them running. SIGTERM and
+    SIGHUP are passed on to it (it may not have had them: `kill` names one process) and given the same time. A second
+    signal kills it at once."""
+    import signal
     proc = subprocess.Popen(cmd, cwd=course_base.HOME, env=env)
+    previous = {s: signal.signal(s, _stopped) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return proc.wait()
-    except KeyboardInterrupt:
         try:
-            return proc.wait(timeout=STOP_GRACE_SECONDS)
-        except (KeyboardInterrupt, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
-            raise KeyboardInterrupt from None
+            return proc.wait()
+        except KeyboardInterrupt as e:
+            if isinstance(e, Stopped):
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(e.signum)
+            try:
+                return proc.wait(timeout=STOP_GRACE_SECONDS)
+            except (KeyboardInterrupt, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+                raise e from None
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def test(args: list[str]) -> int:
@@ -207,4 +229,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    course_base.tolerate_gone_readers()  # `course.py setup | head`: the set-up goes on quietly
     sys.exit(main(sys.argv[1:]))

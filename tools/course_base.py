@@ -34,6 +34,43 @@ class SetupError(Exception):
     """A problem the learner must fix; the message says how."""
 
 
+class _GoneReaderTolerant:
+    """A stream whose reader may leave (`course.py setup | head -2`): from then on what is written goes nowhere and
+    the work goes on, without a traceback; a set-up stopped half-way because nobody read its progress would be worse."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # the children started from here on inherit it too
+        os.close(devnull)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def tolerate_gone_readers() -> None:
+    """Called once by tools/course.py before it prints anything."""
+    if not isinstance(sys.stdout, _GoneReaderTolerant):
+        sys.stdout = _GoneReaderTolerant(sys.stdout)
+    if not isinstance(sys.stderr, _GoneReaderTolerant):
+        sys.stderr = _GoneReaderTolerant(sys.stderr)
+
+
 def say(msg: str) -> None:
     print(f"[unpinned] {msg}", flush=True)
 
@@ -45,15 +82,28 @@ def warn(msg: str) -> None:
 # --------------------------------------------------------------------------- profile
 
 def profile() -> str:
-    """UNPINNED_PROFILE read exactly as helpers/unpinned/core/Profile.java reads it, so Python and Java never disagree:
-    blank means quick, otherwise trimmed (Java's trim: characters up to U+0020) and lower-cased."""
-    raw = os.environ.get("UNPINNED_PROFILE")
-    if raw is None or raw.strip() == "":
+    """UNPINNED_PROFILE by the rule helpers/unpinned/core/Profile.java follows, character for character: characters up
+    to U+0020 around it are dropped (Java's trim), nothing left means quick, and only ASCII letters are compared without
+    case. Anything else (a pasted no-break space) is refused, showing invisible and non-ASCII characters as \\uXXXX."""
+    raw = os.environ.get("UNPINNED_PROFILE") or ""
+    value = raw.strip("".join(map(chr, range(0x21))))
+    if not value:
         return "quick"
-    value = raw.strip("".join(map(chr, range(0x21)))).lower()
+    if value.isascii():
+        value = value.lower()
     if value not in PROFILES:
-        raise SetupError(f"UNPINNED_PROFILE must be 'quick' or 'full', got '{raw}'")
+        raise SetupError(f"UNPINNED_PROFILE must be 'quick' or 'full', got '{shown(raw)}'")
     return value
+
+
+def shown(raw: str) -> str:
+    """`raw` with each character outside printable ASCII as \\uXXXX (a UTF-16 unit, as Profile.java shows it)."""
+    units = raw.encode("utf-16-be", "surrogatepass")
+    out = []
+    for i in range(0, len(units), 2):
+        unit = int.from_bytes(units[i:i + 2], "big")
+        out.append(chr(unit) if 0x20 <= unit < 0x7f else f"\\u{unit:04x}")
+    return "".join(out)
 
 
 def fresh() -> bool:

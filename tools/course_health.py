@@ -5,6 +5,7 @@ import contextlib
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -35,12 +36,11 @@ def doctor() -> int:
     usable, refused = survey_jdks()
     rows.extend(("  seen", f"Java {text} at {home}") for home, _, text in usable)
     rows.extend(("  refused", f"{home} ({why})") for home, why in refused)
-    shown_feature = course_jdk.course_feature(course_feature)
-    for name, aliases, need, notebooks, skipped in course_jdk.preview_skips(shown_feature):
+    for name, aliases, need, notebooks, skipped in course_jdk.preview_skips(course_feature):
         where = ", ".join(aliases + [f"chapter {n}" for n in notebooks])
         rows.append(("preview", f"{name} ({where}): needs JDK {need} exactly (compiled with --enable-preview); "
-                     + (f"SKIPPED on this JDK {shown_feature}: its cells and runs say so in one line"
-                        if skipped else f"runs on this JDK {shown_feature}")))
+                     + (f"SKIPPED on this JDK {course_feature}: its cells and runs say so in one line"
+                        if skipped else f"runs on this JDK {course_feature}")))
     runtime, problem = jdk21_status(course_feature)
     rows.append(("jdk 21 runtime", runtime))
     if problem:
@@ -58,7 +58,8 @@ def doctor() -> int:
         works, said = jbang_version()
         where = f"installed: {installed}" if installed else "course copy in .course/jbang"
         rows.append(("jbang", f"{said} ({where})" if works else f"FAILED ({where})"))
-        if not works and not recorded:  # (with set-up's JDK gone, that problem above is the cause)
+        # with set-up's JDK gone, or the JDK asked for unusable, that problem above is the cause, not JBang
+        if not works and not recorded and course_feature is not None:
             fix = ("check the installed jbang, or use the course's own: UNPINNED_OWN_JBANG=1 make setup"
                    if installed else "delete .course/jbang, then run make setup again")
             problems.append(f"jbang: {said}; {fix}")
@@ -143,26 +144,67 @@ def end_processes(procs: list, grace: float = 5) -> list:
     return wait(left)
 
 
+def running_in_venv() -> bool:
+    """Whether this Python is the course venv's: its prefix is the venv folder. (Not the interpreter's real path: a
+    venv's bin/python is a symlink to the very interpreter the host's python3 runs.)"""
+    return Path(sys.prefix).resolve() == course_base.VENV.resolve()
+
+
+# Where an embedded PostgreSQL keeps its folder: Java's java.io.tmpdir, /tmp on Linux and macOS whatever TMPDIR says.
+DATABASE_FOLDERS = Path("/tmp")
+DATABASE_PREFIX = "unpinned-pg-"  # helpers/unpinned/running/Database.java's TEMP_PREFIX
+
+
+def leftover_databases() -> list:
+    """Folders of embedded PostgreSQL servers this checkout started whose JVM has ended (killed, so no hook ran):
+    (folder, postmaster psutil.Process or None). Another checkout's, or a run still going, are not listed."""
+    import psutil
+    found = []
+    for folder in sorted(DATABASE_FOLDERS.glob(DATABASE_PREFIX + "*")):
+        try:
+            if (folder / "owner.home").read_text() != str(course_base.HOME):
+                continue
+            owner = int((folder / "owner.pid").read_text().strip())
+        except (OSError, ValueError):
+            continue  # not ours to judge: being made, or another version's
+        if psutil.pid_exists(owner):
+            continue
+        server = None
+        with contextlib.suppress(OSError, ValueError, IndexError, psutil.Error):
+            pid = int((folder / "data" / "postmaster.pid").read_text().splitlines()[0])
+            candidate = psutil.Process(pid)
+            if str(folder / "data") in " ".join(candidate.cmdline()):  # a pid alone may be anyone's by now
+                server = candidate
+        found.append((folder, server))
+    return found
+
+
 def stop() -> int:
-    """`make stop`: ends this checkout's experiment JVMs and what they started (SIGTERM, then SIGKILL after 5 s)."""
+    """`make stop`: ends this checkout's experiment JVMs and what they started (SIGTERM, then SIGKILL after 5 s), and
+    an embedded PostgreSQL a killed JVM of this checkout left behind, with its folder."""
     try:
         import psutil
     except ImportError:  # the host's Python: the venv's has psutil (requirements.txt)
         python = venv_python()
-        if python.is_file() and python.resolve() != Path(sys.executable).resolve():
+        if python.is_file() and not running_in_venv():
             course_py = Path(__file__).resolve().with_name("course.py")
             return subprocess.run([str(python), str(course_py), "stop"]).returncode
         raise SetupError("stopping needs the course's venv (psutil); run `make setup` first") from None
     found = checkout_processes()
-    if not found:
+    databases = leftover_databases()
+    servers = [s for _, s in databases if s is not None and s not in found]
+    if not found and not databases:
         say(f"no experiment JVM of this checkout ({course_base.HOME}) is running")
         return 0
-    for p in found:
+    for p in found + servers:
         with contextlib.suppress(psutil.Error):
             say(f"stopping pid {p.pid}: {' '.join(p.cmdline())[-120:]}")
-    left = end_processes(found)
+    left = end_processes(found + servers)
     if left:
         raise SetupError(f"could not stop pids {', '.join(str(p.pid) for p in left)}")
-    say(f"stopped {len(found)} process{'' if len(found) == 1 else 'es'} of this checkout; other checkouts' are left"
-        " alone")
+    for folder, _ in databases:
+        shutil.rmtree(folder, ignore_errors=True)
+        say(f"removed {folder}, left by a PostgreSQL whose JVM was killed")
+    ended = len(found) + len(servers)
+    say(f"stopped {ended} process{'' if ended == 1 else 'es'} of this checkout; other checkouts' are left alone")
     return 0

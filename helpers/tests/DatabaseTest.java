@@ -182,6 +182,17 @@ public class DatabaseTest {
     }
 
     @Test
+    void everyDriverIsGivenTheAddressTheGuardJudged() {
+        // R2DBC once read the URL's host with java.net.URI, while JDBC and the guard honoured ?PGHOST=
+        assertEquals(new Database.Address("127.0.0.1", 5433, "db"),
+                Database.address("jdbc:postgresql://127.0.0.2:5433/db?PGHOST=127.0.0.1", null, null));
+        assertEquals(new Database.Address("localhost", 5432, "postgres"),
+                Database.address("jdbc:postgresql://localhost/postgres", null, null));
+        assertThrows(IllegalArgumentException.class,
+                () -> Database.address("jdbc:postgresql://10.99.99.99:5432/postgres?PGHOST=127.0.0.1,10.1.1.1", null, null));
+    }
+
+    @Test
     void everyHostTheDriverWouldReachMustBeOnLoopback() throws Exception {
         for (String ok : List.of("jdbc:postgresql://127.0.0.1:5432/postgres", "jdbc:postgresql://localhost/x",
                 "jdbc:postgresql://[::1]:5432/x", "jdbc:postgresql://127.0.0.1:1,localhost:2,127.0.0.2:3/x",
@@ -195,7 +206,8 @@ public class DatabaseTest {
                 "jdbc:postgresql:///postgres", "host ''",
                 "jdbc:postgresql://127.0.0.1/x?localSocketAddress=10.0.0.7", "localSocketAddress '10.0.0.7'",
                 "jdbc:postgresql://127.0.0.1/x?socketFactory=a.B&socketFactoryArg=otherhost:1080", "must not set socketFactory",
-                "jdbc:postgresql://127.0.0.1/x?sslfactory=a.B", "must not set sslfactory");
+                "jdbc:postgresql://127.0.0.1/x?sslfactory=a.B", "must not set sslfactory",
+                "jdbc:postgresql://127.0.0.999:5432/postgres", "host '127.0.0.999'");
         refused.forEach((url, says) -> {
             var e = assertThrows(IllegalArgumentException.class, () -> Database.checkUrl(url, null, null), url);
             assertTrue(e.getMessage().startsWith("UNPINNED_DB_URL must") && e.getMessage().contains(says)

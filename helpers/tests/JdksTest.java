@@ -37,6 +37,20 @@ public class JdksTest {
             List.of("--kind", "virtual", "--threads", "20", "--sleeps", "5", "--sleep-ms", "2", "--warmup-sleeps", "1");
 
     @Test
+    void theFeatureVersionIsReadFromTheReleaseFileAsToolsReadIt(@TempDir Path dir) throws Exception {
+        // tools/course_jdk.py's release_feature and tools/jbang's java_feature follow the same rule
+        assertEquals(25, Jdks.feature("25.0.1").getAsInt());
+        assertEquals(25, Jdks.feature("025").getAsInt());
+        assertEquals(8, Jdks.feature("1.8.0_392").getAsInt());
+        assertTrue(Jdks.feature("abc").isEmpty());
+        Path release = dir.resolve("release");
+        Files.writeString(release, "IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"26\"\n");
+        assertEquals(26, Jdks.releaseFeature(release).getAsInt());
+        assertTrue(Jdks.releaseFeature(dir.resolve("none")).isEmpty());
+        assertEquals(Runtime.version().feature(), Jdks.courseFeature()); // this JDK's release file says so
+    }
+
+    @Test
     void readsTheVersionJavaPrints() {
         assertEquals(new Jdks.Version(21, "21.0.8"), Jdks.parseVersion(JDK21));
         assertEquals(new Jdks.Version(25, "25.0.3"), Jdks.parseVersion(JDK25));

@@ -18,6 +18,15 @@ public class ProfileTest {
     }
 
     @Test
+    void anInvisibleCharacterIsRefusedAndShownAsPythonShowsIt() {
+        // tools/course_base.py's profile() refuses the same values with the same message
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Profile.parse("\u00a0"));
+        assertEquals("UNPINNED_PROFILE must be 'quick' or 'full', got '\\u00a0'", e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Profile.parse("\u2003quick"));
+        assertEquals(Profile.QUICK, Profile.parse("\tQuick\n"));
+    }
+
+    @Test
     void unknownValueSaysWhatIsAllowed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Profile.parse("fast"));
         assertTrue(e.getMessage().contains("'quick' or 'full'") && e.getMessage().contains("'fast'"), e.getMessage());

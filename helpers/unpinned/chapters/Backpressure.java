@@ -40,7 +40,7 @@ public final class Backpressure {
      */
     public static Consumer<Experiment.Args> courseJdk25(boolean exactly, String why, String onlyCourse) {
         return a -> {
-            int feature = Jdks.courseFeature(); // this JVM's, or what a test pretends (Jdks.PRETEND_ENV)
+            int feature = Jdks.courseFeature(); // as this JDK's release file declares it
             if (exactly ? feature != Jdks.PREVIEW_FEATURE : feature < 25) throw new IllegalArgumentException(why);
             String jdk = a.text("--jdk").strip();
             if (jdk.equals("21")) throw new IllegalArgumentException(why);
@@ -310,17 +310,24 @@ public final class Backpressure {
         }
     }
 
-    /** S23's plan: a bulkhead needs two connections; the whole run at most 30 minutes. */
-    public static void checkPoolPlan(List<String> runs, List<Integer> users, int pool, int queryMs, int timeoutMs,
-                                     double warmupS, double durationS, int slowFactor) {
+    /** S23's plan: a bulkhead needs two connections. */
+    public static void checkPoolPlan(List<String> runs, int pool) {
         if (runs.contains("bulkhead") && pool < 2) {
             throw new IllegalArgumentException("--guard bulkhead needs --pool 2 or more (half the pool for the"
                     + " slow calls, half for the fast ones); got --pool " + pool);
         }
+    }
+
+    /**
+     * S23's whole time: every run at every level, each a warm-up, a window and the last query, plus the connection
+     * timeout the last user waits out where users outnumber the pool (unguarded: "none", and "mixed" with its
+     * pool - pool / 2 fast users), plus the database's start ({@code startS}).
+     */
+    public static Experiment.Time poolPlanTime(double startS, List<String> runs, List<Integer> users, int pool,
+                                               int queryMs, int timeoutMs, double warmupS, double durationS,
+                                               int slowFactor) {
         double slowS = runs.contains("mixed") ? slowFactor * queryMs / 1e3 : queryMs / 1e3;
-        // After each window the last queries end; where users outnumber the pool (unguarded: "none", and "mixed"
-        // with its pool - pool / 2 fast users) the last of them first waits up to the connection timeout.
-        double totalS = 0;
+        double totalS = startS;
         int queued = 0;
         for (String run : runs) {
             for (int u : users) {
@@ -329,14 +336,10 @@ public final class Backpressure {
                 totalS += warmupS + durationS + slowS + (queues ? timeoutMs / 1e3 : 0);
             }
         }
-        if (totalS > 30 * 60) {
-            throw new IllegalArgumentException(String.format(Locale.ROOT, "%d runs x %d levels x (warm-up %.1f s +"
-                            + " window %.1f s + a last query of %.1f s), plus a %.1f s connection timeout at the %d"
-                            + " levels where users outnumber the pool = %,.0f s; at most 30 minutes (1,800 s)"
-                            + " allowed: fewer --users levels, one --guard, shorter windows or a shorter"
-                            + " --connection-timeout-ms", runs.size(), users.size(), warmupS,
-                    durationS, slowS, timeoutMs / 1e3, queued, totalS));
-        }
+        return Experiment.Time.of(totalS, "the database's start of %.0f s + %d run%s x %d level%s x (warm-up %.1f s"
+                        + " + window %.1f s + a last query of %.1f s) + a %.1f s connection timeout at the %d levels"
+                        + " where users outnumber the pool", startS, runs.size(), runs.size() == 1 ? "" : "s",
+                users.size(), users.size() == 1 ? "" : "s", warmupS, durationS, slowS, timeoutMs / 1e3, queued);
     }
 
     /** S23's options, read once: levels, pool P, query ms, HikariCP timeout, the runs --guard names, the window. */

@@ -814,7 +814,9 @@ public final class Claims {
 
     static String str(JsonObject o, String field) {
         JsonElement e = o.get(field);
-        return e == null || e.isJsonNull() ? "" : e.getAsString();
+        if (e == null || e.isJsonNull()) return "";
+        if (!e.isJsonPrimitive()) throw new NotRun("a saved row's \"" + field + "\" is " + e + ", not a text");
+        return e.getAsString();
     }
 
     // ------------------------------------------------------------------------------------------ the ledger
@@ -908,6 +910,11 @@ public final class Claims {
             numbers = rule.extract().from(run);
         } catch (NotRun e) {
             return new Decision(c.id(), Verdict.NOT_RUN, e.getMessage(), Map.of(), null, null);
+        } catch (IllegalStateException | UnsupportedOperationException | ClassCastException | NumberFormatException e) {
+            // a saved file of another shape (a field an object where text belongs): this claim has no verdict, the
+            // others still do
+            return new Decision(c.id(), Verdict.NOT_RUN, rule.experiment() + "'s saved result can't be read here ("
+                    + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", Map.of(), null, null);
         }
         return decide(c.id(), numbers);
     }

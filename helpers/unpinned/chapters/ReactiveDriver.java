@@ -8,7 +8,6 @@ import unpinned.running.ChildRun;
 import unpinned.running.ProcessStats;
 
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -171,18 +170,6 @@ public final class ReactiveDriver {
                 round(ceiling, 1), round(throughput / bound, 3), round((cpu1 - cpu0) / n * 1e6, 1),
                 round((server1 - server0) / n * 1e6, 1), round((busy1 - busy0) / durationS / cores, 3), platform,
                 driver.equals("jdbc") ? users : 0);
-    }
-
-    /** host, port and database of a jdbc:postgresql:// URL, for R2DBC's configuration. */
-    public record Endpoint(String host, int port, String database) {
-        public static Endpoint of(String jdbcUrl) {
-            if (!jdbcUrl.startsWith("jdbc:postgresql://")) {
-                throw new IllegalArgumentException("not a PostgreSQL URL: " + jdbcUrl);
-            }
-            URI u = URI.create(jdbcUrl.substring("jdbc:".length()));
-            String path = u.getPath() == null || u.getPath().length() <= 1 ? "postgres" : u.getPath().substring(1);
-            return new Endpoint(u.getHost(), u.getPort() < 0 ? 5432 : u.getPort(), path);
-        }
     }
 
     /** The printed summary: each row, then R2DBC over JDBC per workload. */

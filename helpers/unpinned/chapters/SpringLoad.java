@@ -2,6 +2,7 @@ package unpinned.chapters;
 
 import unpinned.core.Bounds;
 import unpinned.core.Cli;
+import unpinned.core.Experiment;
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Profile;
@@ -63,6 +64,36 @@ public final class SpringLoad {
 
     /** An experiment: its title, Tomcat's pool size, and the loads each server gets, in order. */
     public record Plan(String id, String title, String sizes, int threads, List<Load> loads, String note) {}
+
+    /** About how long Spring Boot takes from the command to ready on 2 cores (~3 s measured): in a run's time. */
+    public static final double SPRING_START_S = 5;
+
+    /**
+     * S21's whole time: for each experiment and each mode, Spring's start, then each load as one generator run (its
+     * JVM's start, the warm-up, a window per level and the warm-up between levels).
+     */
+    public static Experiment.Time time(List<Plan> plans, int modes) {
+        double perMode = 0;
+        int loads = 0, windows = 0;
+        for (Plan plan : plans) {
+            perMode += SPRING_START_S;
+            for (Load l : plan.loads()) {
+                int levels = l.users().size();
+                loads++;
+                windows += levels;
+                perMode += Experiment.JVM_START_S + seconds(l.warmUp()) + levels * seconds(l.duration())
+                        + (levels - 1) * seconds(l.levelWarmUp());
+            }
+        }
+        return Experiment.Time.of(modes * perMode, "%d mode%s x (%d Spring start%s of %.0f s + %d load%s, each a JVM"
+                        + " start of %.0f s and its warm-ups, with %d measured window%s in all) = %d x %,.0f s", modes,
+                modes == 1 ? "" : "s", plans.size(), plans.size() == 1 ? "" : "s", SPRING_START_S, loads,
+                loads == 1 ? "" : "s", Experiment.JVM_START_S, windows, windows == 1 ? "" : "s", modes, perMode);
+    }
+
+    private static double seconds(Duration d) {
+        return d.toMillis() / 1e3;
+    }
 
     /** The plans for the profile, with the command line's changes (which only a single experiment accepts). */
     public static List<Plan> plans(Cli cli, Profile p) {

@@ -15,6 +15,34 @@ import javax.management.ObjectName;
 public final class StackChunks {
     private StackChunks() {}
 
+    /**
+     * A generous guess at a parked virtual thread's heap: the thread, its continuation and latch node, and a stack
+     * chunk of ~100 bytes a frame (interpreted frames are bigger than compiled ones). S10 refuses by it too.
+     */
+    public static final long ESTIMATE_BASE_BYTES = 200, ESTIMATE_FRAME_BYTES = 100;
+
+    /** About the heap {@code threads} virtual threads parked {@code depth} frames deep hold at once. */
+    public static long heapEstimate(long threads, long depth) {
+        return threads * (ESTIMATE_BASE_BYTES + ESTIMATE_FRAME_BYTES * depth);
+    }
+
+    /**
+     * S30's refusal before anything runs: N threads parked at the deepest depth asked for (twice it for
+     * "park-again-deeper") must fit in 80 % of this JVM's heap; they ran out of it 22 s in, with a stack trace.
+     */
+    public static void checkHeap(int threads, List<Integer> depths, List<String> cases) {
+        int deepest = depths.stream().mapToInt(Integer::intValue).max().orElse(1);
+        long frames = cases.contains("park-again-deeper") ? 2L * deepest : deepest;
+        long estimate = heapEstimate(threads, frames), max = Runtime.getRuntime().maxMemory();
+        if (estimate > 0.8 * max) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%,d virtual threads parked %,d frames"
+                    + " deep%s would need about %,d MB of heap (estimated %d + %d x depth bytes each), more than 80%%"
+                    + " of this JVM's %,d MB (-Xmx); use fewer --threads or smaller --depths", threads, frames,
+                    frames > deepest ? " (park-again-deeper: twice the deepest --depths)" : "", estimate >> 20,
+                    ESTIMATE_BASE_BYTES, ESTIMATE_FRAME_BYTES, max >> 20));
+        }
+    }
+
     /** The class of a frozen stack's objects, as a class histogram names it. */
     public static final String CHUNK_CLASS = "jdk.internal.vm.StackChunk";
     public static final String VIRTUAL_THREAD_CLASS = "java.lang.VirtualThread";

@@ -26,8 +26,6 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
      * (Under -Xint a virtual thread overflowed parking between 3,000 and 4,000 frames; the run then fails cleanly.)
      */
     public static final int MAX_DEPTH = 5_000;
-    /** A generous guess at a blocked virtual thread's heap (thread, continuation, latch node, stack chunk). */
-    static final long ESTIMATE_BASE_BYTES = 200, ESTIMATE_FRAME_BYTES = 100;
 
     /** S10's refusals: the platform cap, the depth's limit and the heap the threads would need. */
     public static void checkSizes(String kind, int n, long depth) {
@@ -43,12 +41,13 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                     + " %,d; got '%d' (5,000 at most: deeper recursion could overflow a thread's stack, 1 MB by"
                     + " default with -Xss; virtual threads have the same limit)", MAX_DEPTH, depth));
         }
-        long perThread = ESTIMATE_BASE_BYTES + ESTIMATE_FRAME_BYTES * depth, estimate = n * perThread;
+        long perThread = StackChunks.heapEstimate(1, depth), estimate = StackChunks.heapEstimate(n, depth);
         if (virtual && estimate > 0.8 * Runtime.getRuntime().maxMemory()) {
             throw new IllegalArgumentException(String.format(Locale.ROOT, "%,d virtual threads at --depth %,d"
                     + " refused: they would need about %,d MB of heap (estimated %d + %d x depth = %,d bytes per"
                     + " blocked thread), more than 80%% of this JVM's %,d MB (-Xmx); use fewer threads or a smaller"
-                    + " --depth", n, depth, estimate >> 20, ESTIMATE_BASE_BYTES, ESTIMATE_FRAME_BYTES, perThread,
+                    + " --depth", n, depth, estimate >> 20, StackChunks.ESTIMATE_BASE_BYTES,
+                    StackChunks.ESTIMATE_FRAME_BYTES, perThread,
                     Runtime.getRuntime().maxMemory() >> 20));
         }
     }

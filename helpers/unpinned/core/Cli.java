@@ -35,11 +35,16 @@ public final class Cli {
             }
             if (flags.contains(a)) {
                 if (value != null) throw new IllegalArgumentException(a + " takes no value");
+                if (cli.values.containsKey(a)) throw new IllegalArgumentException(a + " is given twice; give it once");
                 cli.values.put(a, "true");
             } else if (withValue.contains(a)) {
                 if (value == null) {
                     if (i + 1 >= args.length) throw new IllegalArgumentException(a + " needs a value");
                     value = args[++i];
+                }
+                if (cli.values.containsKey(a)) { // the last one would win silently: which one was meant?
+                    throw new IllegalArgumentException(a + " is given twice ('" + cli.values.get(a) + "', then '"
+                            + value + "'); give it once (where it takes several values: comma-separated, in one)");
                 }
                 cli.values.put(a, value);
             } else {
@@ -148,10 +153,14 @@ public final class Cli {
         return all;
     }
 
-    /** Hosts of this machine written as literals: a name like 127.example.com would go through DNS. */
-    private static final Pattern LOOPBACK_LITERAL = Pattern.compile("127(\\.\\d{1,3}){3}|localhost|\\[::1]");
+    /**
+     * Hosts of this machine written as literals: a name like 127.example.com, or 127.0.0.999 (no IP address: octets go
+     * to 255), would go through DNS. Octets without leading zeros, which some resolvers read as octal.
+     */
+    private static final Pattern LOOPBACK_LITERAL =
+            Pattern.compile("127(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)){3}|localhost|\\[::1]");
 
-    /** True for a host that is this machine by its spelling alone: 127.x.y.z, localhost or [::1]. */
+    /** True for a host that is this machine by its spelling alone: 127.x.y.z (each 0..255), localhost or [::1]. */
     public static boolean isLoopbackLiteral(String host) {
         return host != null && LOOPBACK_LITERAL.matcher(host).matches();
     }

@@ -35,7 +35,7 @@ public final class Course {
 
     static Path home(String env, Path start) {
         if (env != null && !env.isBlank()) {
-            Path p = Path.of(env).toAbsolutePath().normalize();
+            Path p = pathOf(HOME_ENV, env).toAbsolutePath().normalize();
             if (!Files.isDirectory(p)) {
                 throw new IllegalStateException(HOME_ENV + " must name an existing folder, got '" + env + "'");
             }
@@ -47,6 +47,23 @@ public final class Course {
         }
         throw new IllegalStateException("cannot find the course folder: no " + MARKER + " in " + from
                 + " or any folder above it; start from the course checkout or set " + HOME_ENV);
+    }
+
+    /**
+     * The path environment variable {@code variable} names. A name this JVM cannot write as a file name (its locale's
+     * encoding, e.g. LANG=C, has no 'ü') is refused in one line naming the variable and the locale.
+     */
+    public static Path pathOf(String variable, String value) {
+        try {
+            return Path.of(value);
+        } catch (java.nio.file.InvalidPathException e) {
+            String locale = java.util.stream.Stream.of("LC_ALL", "LC_CTYPE", "LANG")
+                    .filter(v -> System.getenv(v) != null && !System.getenv(v).isEmpty()).findFirst()
+                    .map(v -> v + "=" + System.getenv(v)).orElse("no LANG or LC_ALL set");
+            throw new IllegalStateException(variable + " names a path with characters this JVM's locale cannot put in"
+                    + " a file name (" + locale + ": file names in " + System.getProperty("sun.jnu.encoding") + "); run"
+                    + " with a UTF-8 locale, e.g. LANG=C.UTF-8, or choose a path in plain ASCII");
+        }
     }
 
     /** The course's JBang launcher, which always runs on the course JDK. */

@@ -51,6 +51,8 @@ public final class Experiment {
     private final List<Consumer<Args>> checks = new ArrayList<>();
     private final List<Path> keptFiles = new ArrayList<>();
     private Duration quickBudget, fullBudget;
+    private Duration limit;
+    private java.util.function.Function<Args, Time> total;
     private String notes = "";
 
     private Experiment(String name, String title, String resultsId) {
@@ -108,11 +110,57 @@ public final class Experiment {
         return this;
     }
 
-    /** About how long a run takes in each profile with the defaults; printed before it starts. */
+    /**
+     * About how long a run takes in each profile with the defaults; printed before a run that was given no option
+     * (with options, only {@link #takes} can say how long it takes).
+     */
     public Experiment budget(Duration quick, Duration full) {
         this.quickBudget = quick;
         this.fullBudget = full;
         return this;
+    }
+
+    /** A run's whole time, worked out from its options before anything runs, and the sum that gave it. */
+    public record Time(double seconds, String sum) {
+        public Time {
+            if (!(seconds >= 0) || sum == null || sum.isBlank()) {
+                throw new IllegalArgumentException("a run's time needs seconds >= 0 and its sum, got " + seconds);
+            }
+        }
+
+        public static Time of(double seconds, String sum, Object... values) {
+            return new Time(seconds, String.format(Locale.ROOT, sum, values));
+        }
+    }
+
+    /** About how long starting one JVM through tools/jbang takes (a server's, a load generator's): in a run's time. */
+    public static final double JVM_START_S = 2;
+
+    /**
+     * The whole run's time from its options: every warm-up, window, repeat, mode and level, and the JVMs it starts.
+     * Worked out with the other checks, before anything runs: a run over {@code limit} is bad input (one line with
+     * the sum, exit code 2); any other prints it as "about N s".
+     */
+    public Experiment takes(Duration limit, java.util.function.Function<Args, Time> total) {
+        this.limit = limit;
+        this.total = total;
+        return this;
+    }
+
+    /** {@code time}, or bad input (its sum, in one line) when it is over {@code limit}. */
+    public static Time requireWithin(Duration limit, Time time) {
+        if (time.seconds() > limit.toSeconds()) {
+            throw new IllegalArgumentException(String.format(Locale.ROOT, "%s = about %,.0f s; at most %s allowed:"
+                    + " ask for fewer or shorter runs", time.sum(), time.seconds(), said(limit)));
+        }
+        return time;
+    }
+
+    /** A limit as a sentence says it: "1 h (3,600 s)", "30 minutes (1,800 s)". */
+    static String said(Duration limit) {
+        long s = limit.toSeconds();
+        String whole = s % 3600 == 0 ? s / 3600 + " h" : s % 60 == 0 ? s / 60 + " minutes" : s + " s";
+        return String.format(Locale.ROOT, "%s (%,d s)", whole, s);
     }
 
     /** Lines added under the options in {@link #usage()}. */
@@ -137,6 +185,10 @@ public final class Experiment {
             s.append(o.help()).append(defaults(o)).append('\n');
         }
         if (!notes.isEmpty()) s.append(notes.indent(2));
+        if (limit != null) {
+            s.append("  The whole run (every start, warm-up, window, repeat and mode) may take at most ")
+                    .append(said(limit)).append(".\n");
+        }
         return s.toString().stripTrailing();
     }
 
@@ -186,15 +238,19 @@ public final class Experiment {
         options.values().forEach(o -> (o.isFlag() ? flags : withValue).add(o.name()));
         Cli cli = Cli.orExit(name, usage(), args, withValue, flags);
         Args a = new Args(cli, profile);
+        Time time = null;
         try {
             for (Option o : options.values()) a.get(o.name()); // every option checked before anything runs
             for (Consumer<Args> c : checks) c.accept(a);
-            if (resultsId != null) Results.checkDir();
+            if (total != null) time = requireWithin(limit, total.apply(a));
+            if (resultsId != null) Results.checkDir(resultsId);
         } catch (IllegalArgumentException | IllegalStateException | UncheckedIOException e) {
             Cli.exit(name, e.getMessage());
         }
         Duration budget = profile.pick(quickBudget, fullBudget);
-        if (budget != null) {
+        if (time != null) {
+            System.out.printf(Locale.ROOT, "%s: %s; about %,.0f s: %s%n", name, title, time.seconds(), time.sum());
+        } else if (budget != null && args.length == 0) {
             System.out.printf(Locale.ROOT, "%s: %s; about %d s in the %s profile with the defaults%n", name, title,
                     budget.toSeconds(), profile.id());
         }

@@ -34,18 +34,35 @@ public enum Profile {
     /** The profile in force; an unknown value is an error that says what is allowed. */
     public static Profile current() {
         String raw = System.getProperty(PROPERTY);
-        if (raw == null || raw.isBlank()) raw = System.getenv(ENV);
+        if (raw == null || raw.trim().isEmpty()) raw = System.getenv(ENV);
         return parse(raw);
     }
 
+    /**
+     * The rule tools/course_base.py's profile() follows too, character for character: characters up to U+0020 around
+     * the value are dropped (Java's trim), nothing left means quick, and only ASCII letters are compared without case.
+     * Anything else (a pasted no-break space) is refused, with invisible and non-ASCII characters shown as \\uXXXX.
+     */
     static Profile parse(String raw) {
-        if (raw == null || raw.isBlank()) return QUICK;
-        return switch (raw.trim().toLowerCase(Locale.ROOT)) {
+        String value = raw == null ? "" : raw.trim();
+        if (value.isEmpty()) return QUICK;
+        boolean ascii = value.chars().allMatch(c -> c < 0x80);
+        return switch (ascii ? value.toLowerCase(Locale.ROOT) : value) {
             case "quick" -> QUICK;
             case "full" -> FULL;
             default -> throw new IllegalArgumentException(
-                    ENV + " must be 'quick' or 'full', got '" + raw + "'");
+                    ENV + " must be 'quick' or 'full', got '" + shown(raw) + "'");
         };
+    }
+
+    /** {@code raw} with each character outside printable ASCII as \\uXXXX (a UTF-16 unit), so a message shows it. */
+    static String shown(String raw) {
+        StringBuilder s = new StringBuilder();
+        for (char c : raw.toCharArray()) {
+            if (c >= 0x20 && c < 0x7f) s.append(c);
+            else s.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+        }
+        return s.toString();
     }
 
     /** The quick value under the quick profile, the full one under the full profile. */
@@ -97,9 +114,10 @@ public enum Profile {
     }
 
     /**
-     * In a JVM the course started as a child ({@link #PARENT_PID_ENV} set), starts a daemon thread that ends this
-     * JVM (exit code 1, shutdown hooks run, one line on stderr) once the parent is gone; at once if it is gone
-     * already. Anywhere else (a terminal, a test) it does nothing. Once per JVM.
+     * In a JVM the course started as a child ({@link #PARENT_PID_ENV} set: a snippet, or the kernel of
+     * {@code make book}), starts a daemon thread that ends this JVM (exit code 1, shutdown hooks run, one line on
+     * stderr) once the parent is gone; at once if it is gone already. Anywhere else (a terminal, a test) it does
+     * nothing. Once per JVM.
      */
     public static synchronized void endWithParent(String snippet) {
         OptionalLong parent = parentPid(System.getenv(PARENT_PID_ENV));
@@ -112,7 +130,7 @@ public enum Profile {
             } catch (InterruptedException e) {
                 return;
             }
-            System.err.println(snippet + ": the JVM that started this one (pid " + pid + ") is gone; stopping");
+            System.err.println(snippet + ": the process that started this one (pid " + pid + ") is gone; stopping");
             Thread.ofPlatform().daemon(true).name("unpinned-parent-watch-halt").start(() -> {
                 try {
                     Thread.sleep(HOOKS_GRACE_MS);

@@ -102,24 +102,45 @@ public final class Results {
      * one line, not a stack trace, if its save fails after all ({@link SaveFailed}, e.g. the disk filled up).
      */
     public static Path checkDir() {
+        return checkDir(null);
+    }
+
+    /**
+     * {@link #checkDir()} for a run that saves under {@code <dir>/<experiment>}: that folder, where it exists, must be
+     * one too (a file, or a symbolic link leading nowhere, in its place is found now, not after measuring).
+     */
+    public static Path checkDir(String experiment) {
         Path dir = dir();
         Course.findHome().ifPresent(h -> refuseReferenceData(dir, h));
-        checkWritable(dir);
+        checkWritable(experiment == null ? dir : dir.resolve(checkId(experiment)));
         endSnippetsWithOneLineOnSaveFailed();
         return dir;
     }
 
     /**
      * Refuses {@code dir} in one line naming it unless a file can be created there (or, if it does not exist yet,
-     * in the nearest folder above it, where it will be created). Leaves nothing behind.
+     * in the nearest folder above it, where it will be created). Anything in the way is found here, before a run
+     * measures: a file, or a symbolic link that leads nowhere (dangling, or a loop). Leaves nothing behind.
      */
     static void checkWritable(Path dir) {
         Path target = dir.toAbsolutePath().normalize();
         Path existing = target;
-        while (existing != null && !Files.exists(existing)) existing = existing.getParent();
+        while (existing != null && !Files.exists(existing, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            existing = existing.getParent();
+        }
         String refused = "results cannot be saved in " + target + ": ";
         String fix = "; set " + DIR_ENV + " to a folder you can write";
         if (existing == null) throw new IllegalStateException(refused + "no part of that path exists" + fix);
+        if (Files.isSymbolicLink(existing) && !Files.exists(existing)) {
+            String why;
+            try {
+                existing.toRealPath();
+                why = "leads nowhere";
+            } catch (IOException e) {
+                why = "leads nowhere (" + why(e) + ")";
+            }
+            throw new IllegalStateException(refused + existing + " is a symbolic link that " + why + fix);
+        }
         if (!Files.isDirectory(existing)) {
             throw new IllegalStateException(refused + existing + " is a file, not a folder" + fix);
         }
@@ -148,7 +169,7 @@ public final class Results {
     }
 
     static Path dir(String env, Supplier<Path> home) {
-        if (env != null && !env.isBlank()) return Path.of(env).toAbsolutePath().normalize();
+        if (env != null && !env.isBlank()) return Course.pathOf(DIR_ENV, env).toAbsolutePath().normalize();
         return home.get().resolve("results");
     }
 
@@ -333,40 +354,101 @@ public final class Results {
     }
 
     static Optional<Path> latest(Path dir, String experiment, Consumer<String> passedOver) {
+        try (SaidOnce once = new SaidOnce(passedOver)) {
+            for (Path f : newestFirst(dir, experiment)) {
+                if (readSaved(f, once) != null) return Optional.of(f);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The .json files of {@code experiment} under {@code dir}, newest first (names sort by time); none: empty. */
+    private static List<Path> newestFirst(Path dir, String experiment) {
         if (dir == null) throw new IllegalArgumentException("dir must be a folder path, got null");
         checkId(experiment);
         Path folder = dir.resolve(experiment);
-        if (!Files.isDirectory(folder)) return Optional.empty();
-        List<Path> newestFirst;
+        if (!Files.isDirectory(folder)) return List.of();
         try (Stream<Path> files = Files.list(folder)) {
-            newestFirst = files.filter(f -> f.getFileName().toString().endsWith(".json") && Files.isRegularFile(f))
+            return files.filter(f -> f.getFileName().toString().endsWith(".json"))
                     .sorted(Comparator.comparing((Path f) -> f.getFileName().toString()).reversed()).toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list " + folder, e);
         }
-        for (Path f : newestFirst) {
-            if (readSaved(f, passedOver) != null) return Optional.of(f);
+    }
+
+    /**
+     * A reader's lines about the files it passed over, said when it is done: each of up to {@value #NAMED} files by
+     * name, more than that in one line (the first, and how many more): 3,000 empty files are one line, not 3,000.
+     */
+    public static final class SaidOnce implements Consumer<String>, AutoCloseable {
+        static final int NAMED = 3;
+        private final Consumer<String> out;
+        private final List<String> lines = new java.util.ArrayList<>();
+        private int count;
+
+        public SaidOnce(Consumer<String> out) {
+            this.out = out;
         }
-        return Optional.empty();
+
+        @Override
+        public void accept(String line) {
+            if (count++ < NAMED) lines.add(line);
+        }
+
+        @Override
+        public void close() {
+            if (count <= NAMED) {
+                lines.forEach(out);
+            } else {
+                out.accept(lines.get(0) + String.format(java.util.Locale.ROOT, "; and %,d more files that are not"
+                        + " saved results were passed over too", count - 1));
+            }
+            lines.clear();
+            count = 0;
+        }
     }
 
     /** A kept result measured on this machine, JDK and profile: its data and when it was saved. */
     public record Earlier(JsonElement data, String time) {}
 
+    /** What "measured here" compares: the machine's name, its cores, the JDK and the profile. */
+    static final List<String> HERE = List.of("host", "cores", "jdk", "profile");
+
     /**
-     * The latest kept run of {@code experiment} when it was measured on this machine, JDK, cores and profile: a later
-     * chapter compares with it instead of measuring the same servers again (empty: none, or another set-up).
+     * The latest kept run of {@code experiment} measured on this machine (its host name), with this JDK, cores and
+     * profile: a later chapter compares with it instead of measuring the same servers again. A run copied from
+     * another machine (the README invites sharing them), or a file that does not say where it ran, is passed over
+     * (empty: none is from here).
      */
     public static Optional<Earlier> earlierHere(String experiment) {
-        java.util.Map<String, String> here = Machine.describe();
-        return latest(experiment).map(Results::read).filter(saved -> Stream.of("profile", "jdk", "cores")
-                        .allMatch(k -> here.get(k).equals(saved.getAsJsonObject("machine").get(k).getAsString())))
-                .map(saved -> new Earlier(saved.get("data"), saved.getAsJsonObject("machine").get("time").getAsString()));
+        return earlierHere(dir(), experiment, Machine.describe(), System.err::println);
+    }
+
+    static Optional<Earlier> earlierHere(Path dir, String experiment, Map<String, String> here,
+                                         Consumer<String> passedOver) {
+        try (SaidOnce once = new SaidOnce(passedOver)) {
+            for (Path f : newestFirst(dir, experiment)) {
+                JsonObject saved = readSaved(f, once);
+                JsonElement machine = saved == null ? null : saved.get("machine");
+                if (machine == null || !machine.isJsonObject()) continue;
+                JsonObject m = machine.getAsJsonObject();
+                if (HERE.stream().allMatch(k -> here.get(k) != null && m.get(k) != null && m.get(k).isJsonPrimitive()
+                        && here.get(k).equals(m.get(k).getAsString()))) {
+                    JsonElement time = m.get("time");
+                    return Optional.of(new Earlier(saved.get("data"), time != null && time.isJsonPrimitive()
+                            ? time.getAsString() : f.getFileName().toString()));
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     /** A results (or reference data) file as a JSON object with "experiment" (a string), "machine" and "data". */
     public static JsonObject read(Path file) {
         if (file == null) throw new IllegalArgumentException("file must be a path, got null");
+        if (!Files.isRegularFile(file)) { // a FIFO would block the reader for good
+            throw new IllegalArgumentException(file + " is not a results file: not a regular file");
+        }
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -385,6 +467,10 @@ public final class Results {
      * with one line to {@code passedOver} naming it and why.
      */
     public static JsonObject readSaved(Path file, Consumer<String> passedOver) {
+        if (!Files.isRegularFile(file)) { // a FIFO (reading it would block for good), a folder, a device
+            passedOver.accept("passing over " + shown(file) + ": not a regular file");
+            return null;
+        }
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -452,11 +538,12 @@ public final class Results {
         return LAST_MILLIS.accumulateAndGet(now, (last, n) -> Math.max(last + 1, n));
     }
 
-    private static void checkId(String experiment) {
+    private static String checkId(String experiment) {
         if (experiment == null || !ID.matcher(experiment).matches()) {
             throw new IllegalArgumentException("experiment must match [a-z0-9-]+ (e.g. 'sleep-vs-pool'), got "
                     + (experiment == null ? "null" : "'" + experiment + "'"));
         }
+        return experiment;
     }
 
     /**

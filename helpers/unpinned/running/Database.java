@@ -70,6 +70,8 @@ public final class Database implements AutoCloseable {
     /** HikariCP refuses a connection timeout under 250 ms. */
     public static final Duration MIN_TIMEOUT = Duration.ofMillis(250), MAX_TIMEOUT = Duration.ofMinutes(10);
     static final String TEMP_PREFIX = "unpinned-pg-";
+    /** About how long the embedded PostgreSQL takes to start (initdb included) on 2 cores: in a run's time. */
+    public static final double START_S = 5;
     /** In a server's folder beside owner.pid: the checkout that made it ({@link #checkout()}). */
     static final String OWNER_HOME = "owner.home";
     private static final AtomicInteger H2_COUNTER = new AtomicInteger();
@@ -331,6 +333,28 @@ public final class Database implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses to go on with a database that is gone (its embedded server ended, say by a kill, or the learner's stopped
+     * answering): a measurement taken against it shows only timeouts, which look like a pool's cap. Opens a
+     * connection of its own (not a pool's), at most 5 s.
+     */
+    public void requireAlive(String during) {
+        if (serverPid > 0 && ProcessHandle.of(serverPid).map(Database::ended).orElse(true)) {
+            throw new IllegalStateException("the embedded PostgreSQL (pid " + serverPid + ") ended " + during);
+        }
+        if (h2Keeper != null) return; // in this JVM: alive while the JVM is
+        Properties p = new Properties();
+        if (user != null) p.setProperty("user", user);
+        if (password != null) p.setProperty("password", password);
+        p.setProperty("connectTimeout", "5");
+        p.setProperty("socketTimeout", "5");
+        try (Connection c = new org.postgresql.Driver().connect(jdbcUrl, p); Statement s = c.createStatement()) {
+            s.execute("SELECT 1");
+        } catch (SQLException | RuntimeException e) {
+            throw new IllegalStateException("the database stopped answering " + during + " (" + oneLine(e) + ")", e);
+        }
+    }
+
     @Override
     public String toString() {
         return kind + " (" + version + ") at " + jdbcUrl;
@@ -382,6 +406,13 @@ public final class Database implements AutoCloseable {
      * host and the local address literally this machine's, and no socket factory of the URL's choosing.
      */
     static Properties checkUrl(String url, String user, String password) {
+        return checked(url, user, password).given();
+    }
+
+    /** What {@link #checkUrl} passed: the properties to connect with, and the URL as the driver read them. */
+    private record Checked(Properties given, Properties parsed) {}
+
+    private static Checked checked(String url, String user, String password) {
         if (!url.startsWith("jdbc:postgresql://")) {
             throw new IllegalArgumentException(URL_ENV + " must be a jdbc:postgresql:// URL (e.g."
                     + " jdbc:postgresql://127.0.0.1:5432/postgres, with " + USER_ENV + " and " + PASSWORD_ENV + "); got '"
@@ -422,7 +453,35 @@ public final class Database implements AutoCloseable {
                         + " it out)");
             }
         }
-        return given;
+        return new Checked(given, parsed);
+    }
+
+    /** Where a PostgreSQL driver connects: a host on loopback, its port and the database. */
+    public record Address(String host, int port, String database) {}
+
+    /**
+     * Where every other driver of this database (R2DBC) must connect: the first host, its port and the database as
+     * the PostgreSQL driver reads them from the URL ({@code ?PGHOST=} included), from the same reading
+     * {@link #checkUrl} judged, so no client reads the URL another way.
+     */
+    public Address address() {
+        if (kind.equals(H2)) throw new IllegalStateException("H2 runs inside this JVM: it has no address to connect to");
+        return address(jdbcUrl, user, password);
+    }
+
+    static Address address(String url, String user, String password) {
+        Properties parsed = checked(url, user, password).parsed();
+        String host = parsed.getProperty("PGHOST", "").split(",", -1)[0].strip();
+        String port = parsed.getProperty("PGPORT", "5432").split(",", -1)[0].strip();
+        if (!Cli.isLoopbackLiteral(host)) { // checked above: this guards the address a second driver is given
+            throw new IllegalArgumentException(URL_ENV + " must name a server on this machine; got host '" + host + "'");
+        }
+        try {
+            return new Address(host, port.isEmpty() ? 5432 : Integer.parseInt(port),
+                    parsed.getProperty("PGDBNAME", "postgres"));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(URL_ENV + " names port '" + port + "', not a number; got '" + url + "'");
+        }
     }
 
     private static Database external(String url, String user, String password) {

@@ -67,18 +67,36 @@ public final class Jdks {
      * change the API again). tools/jbang and `make doctor` read the same from the snippet's //JAVA line.
      */
     public static final int PREVIEW_FEATURE = 25;
-    /** For tests: take the course JDK for this feature version (a learner's 26 or 27) in the preview checks. */
-    public static final String PRETEND_ENV = "UNPINNED_PRETEND_FEATURE";
-
-    /** The course JDK's feature version (this JVM's), or {@value #PRETEND_ENV}'s when a test sets it. */
+    /**
+     * The course JDK's feature version: this JVM's {@code release} file's JAVA_VERSION, as tools/jbang and
+     * tools/course_jdk.py read it ("25.0.1" is 25, "1.8.0_x" is 8, "025" is 25), else {@link Runtime#version()}'s.
+     */
     public static int courseFeature() {
-        String pretend = System.getenv(PRETEND_ENV);
-        if (pretend == null || pretend.isBlank()) return Runtime.version().feature();
+        return releaseFeature(Path.of(System.getProperty("java.home"), "release"))
+                .orElse(Runtime.version().feature());
+    }
+
+    private static final Pattern JAVA_VERSION = Pattern.compile("(?m)^JAVA_VERSION=\"([^\"]+)\"");
+
+    /** The feature version a JDK's release file declares, read by the rule of tools/course_jdk.py's release_feature. */
+    static java.util.OptionalInt releaseFeature(Path release) {
         try {
-            return Integer.parseInt(pretend.strip());
+            Matcher m = JAVA_VERSION.matcher(Files.readString(release, StandardCharsets.ISO_8859_1));
+            return m.find() ? feature(m.group(1)) : java.util.OptionalInt.empty();
+        } catch (IOException | RuntimeException e) {
+            return java.util.OptionalInt.empty();
+        }
+    }
+
+    /** "25.0.1" -> 25, "1.8.0_x" -> 8, "025" -> 25; empty when the text starts with no digits. */
+    static java.util.OptionalInt feature(String text) {
+        String[] parts = text.split("\\.", -1);
+        Matcher digits = LEADING_DIGITS.matcher(parts[0].equals("1") && parts.length > 1 ? parts[1] : parts[0]);
+        if (!digits.find()) return java.util.OptionalInt.empty();
+        try {
+            return java.util.OptionalInt.of(Integer.parseInt(digits.group()));
         } catch (NumberFormatException e) {
-            throw new IllegalStateException(PRETEND_ENV + " must be a Java feature version like 26, got '" + pretend
-                    + "'");
+            return java.util.OptionalInt.empty();
         }
     }
 

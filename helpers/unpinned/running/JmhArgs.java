@@ -201,6 +201,9 @@ public final class JmhArgs {
             effective.putAll(params);
             report = new CommandLineOptions(merged);
             options = new CommandLineOptions(withoutReport(merged));
+            // files JMH would write only after the benchmark ran: a folder that is not there is found now
+            if (resultFile(report) != null) requireFolderFor("-rff", resultFile(report));
+            if (options.getOutput().hasValue()) requireFolderFor("-o", Path.of(options.getOutput().get()));
         } catch (IllegalArgumentException | CommandLineOptionException e) {
             System.err.println(snippet + ": " + oneLine(e.getMessage()) + " (-h lists what is allowed)");
             System.exit(2);
@@ -270,10 +273,9 @@ public final class JmhArgs {
                     + " started produced no result (a fork failed: its output is above)", started[0] - results.size(),
                     started[0]);
         }
-        if (report.getResult().hasValue() || report.getResultFormat().hasValue()) { // as JMH names it
+        Path file = resultFile(report);
+        if (file != null) {
             ResultFormatType type = report.getResultFormat().orElse(Defaults.RESULT_FORMAT);
-            Path file = Path.of(report.getResult().orElse(Defaults.RESULT_FILE_PREFIX + "."
-                    + type.toString().toLowerCase(Locale.ROOT))).toAbsolutePath();
             Path partial = Files.createTempFile(file.getParent(), ".jmh-result-", ".partial");
             try {
                 ResultFormatFactory.getInstance(type, partial.toString()).writeOut(results);
@@ -284,6 +286,32 @@ public final class JmhArgs {
             System.out.println("Benchmark result is saved to " + file);
         }
         return null;
+    }
+
+    /** The result file {@code -rf} / {@code -rff} ask for, named as JMH names it, or null when none is. */
+    static Path resultFile(CommandLineOptions report) {
+        if (!report.getResult().hasValue() && !report.getResultFormat().hasValue()) return null;
+        ResultFormatType type = report.getResultFormat().orElse(Defaults.RESULT_FORMAT);
+        return Path.of(report.getResult().orElse(Defaults.RESULT_FILE_PREFIX + "."
+                + type.toString().toLowerCase(Locale.ROOT))).toAbsolutePath();
+    }
+
+    /** Refuses {@code option}'s {@code file} unless its folder exists and a file can be made there. */
+    static void requireFolderFor(String option, Path file) {
+        Path target = file.toAbsolutePath().normalize(), folder = target.getParent();
+        if (Files.isDirectory(target)) {
+            throw new IllegalArgumentException(option + " " + target + " is a folder; name a file in it");
+        }
+        if (folder == null || !Files.isDirectory(folder)) {
+            throw new IllegalArgumentException(option + " " + target + ": the folder " + folder + " does not exist;"
+                    + " create it first, or name a file in a folder that exists");
+        }
+        try {
+            Files.delete(Files.createTempFile(folder, ".jmh-write-check-", ".part"));
+        } catch (IOException e) {
+            throw new IllegalArgumentException(option + " " + target + ": the folder " + folder + " cannot be"
+                    + " written (" + e.getClass().getSimpleName() + ")");
+        }
     }
 
     /**

@@ -73,21 +73,23 @@ public final class Runs {
 
     static List<Run> results(Path folder, Consumer<String> passedOver) {
         Map<String, Run> latest = new TreeMap<>();
-        for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
-            List<Path> files = list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList();
-            for (Path file : files) { // names sort by time, so a later file replaces an earlier one
-                JsonObject saved = Results.readSaved(file, passedOver);
-                if (saved == null) continue;
-                List<Measurement> measurements;
-                try {
-                    measurements = measurements(saved);
-                } catch (IllegalArgumentException e) {
-                    passedOver.accept("passing over " + Results.shown(file) + ": " + e.getMessage()
-                            + "; run its chapter again to compare it");
-                    continue;
+        try (Results.SaidOnce once = new Results.SaidOnce(passedOver)) { // 3,000 bad files: one line
+            for (Path dir : list(folder).stream().filter(Files::isDirectory).toList()) {
+                List<Path> files = list(dir).stream().filter(p -> p.toString().endsWith(".json")).toList();
+                for (Path file : files) { // names sort by time, so a later file replaces an earlier one
+                    JsonObject saved = Results.readSaved(file, once); // passes over a FIFO, unread
+                    if (saved == null) continue;
+                    List<Measurement> measurements;
+                    try {
+                        measurements = measurements(saved);
+                    } catch (IllegalArgumentException e) {
+                        once.accept("passing over " + Results.shown(file) + ": " + e.getMessage()
+                                + "; run its chapter again to compare it");
+                        continue;
+                    }
+                    Run run = run(file, null, saved, measurements);
+                    latest.put(run.source() + "\u0000" + run.experiment(), run);
                 }
-                Run run = run(file, null, saved, measurements);
-                latest.put(run.source() + "\u0000" + run.experiment(), run);
             }
         }
         return new ArrayList<>(latest.values());
@@ -218,6 +220,10 @@ public final class Runs {
      * writes (an object with "data", and "experiment" a string if present) is refused by name.
      */
     private static Run readReference(Path file, String source) {
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalArgumentException(file + " is not a regular file; keep only Results.save files in that"
+                    + " folder");
+        }
         String text;
         try {
             text = Files.readString(file);
