@@ -30,12 +30,20 @@ public final class LoadRun {
 
     /**
      * What the load generator measured, what the server used in the same measured window, and what each
-     * other process sampled with it used (e.g. a dependency the server calls), in the order given.
+     * other process sampled with it used (e.g. a dependency the server calls), in the order given; and the
+     * cores the server kept busy in each second of the window (between its readings), where it was read each second.
      */
     public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
-                           double machineBusyCores) {
+                           double machineBusyCores, double[] serverCoresPerSecond) {
         public Measured {
             others = List.copyOf(others);
+            serverCoresPerSecond = serverCoresPerSecond == null ? new double[0] : serverCoresPerSecond.clone();
+        }
+
+        /** A measurement without the server's CPU sampled each second. */
+        public Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
+                        double machineBusyCores) {
+            this(load, server, others, machineBusyCores, null);
         }
 
         /**
@@ -114,18 +122,23 @@ public final class LoadRun {
         List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
         List<Double> machineBusyCores = new ArrayList<>(); // the whole machine, sampled with the processes
         // the first window may wait for the generator's first compile as well as its warm-up
+        ServerTrace trace = new ServerTrace(server);
+        List<long[]> windows = new ArrayList<>(); // each level's window edges, nanoTime
         try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
-            generator.addToSamples(carriersBusy(server));
+            generator.addToSamples(trace);
             for (int i = 0; i < counts.size(); i++) {
                 Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
                 generator.await(Protocol.WINDOW_START, warmUp);
                 long startNanos = System.nanoTime();
                 double busyBefore = ProcessStats.machineBusySeconds();
                 before.add(all.stream().map(ServerProcess::stats).toList());
+                trace.add(System.nanoTime(), before.get(i).get(0));
                 generator.await(Protocol.WINDOW_END, first.duration().plus(Duration.ofMinutes(1)));
                 after.add(all.stream().map(ServerProcess::stats).toList());
+                trace.add(System.nanoTime(), after.get(i).get(0));
                 double busy = ProcessStats.machineBusySeconds() - busyBefore;
                 machineBusyCores.add(busy / ((System.nanoTime() - startNanos) / 1e9));
+                windows.add(new long[] {startNanos, System.nanoTime()});
             }
             JsonObject result = generator.awaitResult();
             List<HttpLoad.Result> loads = new ArrayList<>();
@@ -137,24 +150,58 @@ public final class LoadRun {
                 for (int p = 0; p < all.size(); p++) {
                     usage.add(ServerProcess.Usage.between(before.get(i).get(p), after.get(i).get(p), loads.get(i).requests()));
                 }
-                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i)));
+                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i),
+                        trace.coresPerSecond(windows.get(i)[0], windows.get(i)[1])));
             }
             return measured;
         }
     }
 
     /**
-     * The server's carriers busy (virtual threads mounted: {@link ProcessStats#mountedVirtualThreads}) for the live
-     * chart, from the first time one is busy (a pool server's count stays at 0: not shown); none on JDK 21-23.
+     * The server read each second while the generator runs: its CPU time (the cores it got, second by second) and,
+     * for the live chart, its carriers busy (virtual threads mounted: {@link ProcessStats#mountedVirtualThreads}),
+     * from the first time one is busy (a pool server's count stays at 0: not shown; none on JDK 21-23).
      */
-    static java.util.function.Supplier<Map<String, Double>> carriersBusy(ServerProcess server) {
-        boolean[] seen = {false};
-        return () -> {
-            int mounted = server.stats().get("mountedVirtualThreads").getAsInt();
-            if (mounted < 0) return null; // no figure on this JDK: stop asking
-            seen[0] |= mounted > 0;
-            return seen[0] ? Map.of("carriers_busy", (double) mounted) : Map.of();
-        };
+    static final class ServerTrace implements java.util.function.Supplier<Map<String, Double>> {
+        private final ServerProcess server;
+        private final List<long[]> cpu = new ArrayList<>(); // {nanoTime, the server's cpuNanos}
+        private boolean seen;
+
+        ServerTrace(ServerProcess server) {
+            this.server = server;
+        }
+
+        @Override
+        public Map<String, Double> get() {
+            JsonObject s = server.stats();
+            add(System.nanoTime(), s);
+            int mounted = s.has("mountedVirtualThreads") ? s.get("mountedVirtualThreads").getAsInt() : -1;
+            if (mounted < 0) return Map.of(); // no figure on this JDK
+            seen |= mounted > 0;
+            return seen ? Map.of("carriers_busy", (double) mounted) : Map.of();
+        }
+
+        /** A reading of the server's stats, taken at {@code nanoTime}. */
+        void add(long nanoTime, JsonObject stats) {
+            synchronized (cpu) {
+                cpu.add(new long[] {nanoTime, stats.get("cpuNanos").getAsLong()});
+                cpu.sort(java.util.Comparator.comparingLong(p -> p[0]));
+            }
+        }
+
+        /** The server's cores busy in each second-long stretch between its readings inside [from, to]. */
+        double[] coresPerSecond(long from, long to) {
+            List<long[]> inside;
+            synchronized (cpu) {
+                inside = cpu.stream().filter(p -> p[0] >= from && p[0] <= to).toList();
+            }
+            List<Double> cores = new ArrayList<>();
+            for (int i = 1; i < inside.size(); i++) {
+                long dt = inside.get(i)[0] - inside.get(i - 1)[0];
+                if (dt >= 800_000_000L) cores.add((inside.get(i)[1] - inside.get(i - 1)[1]) / (double) dt);
+            }
+            return cores.stream().mapToDouble(Double::doubleValue).toArray();
+        }
     }
 
     /** The S05 command line for {@code o}. */
