@@ -2,6 +2,7 @@ package unpinned.chapters;
 
 import unpinned.core.Cli;
 import unpinned.core.Experiment;
+import unpinned.core.Figure;
 import unpinned.core.Protocol;
 import unpinned.running.ChildRun;
 import unpinned.running.Database;
@@ -110,7 +111,14 @@ public final class ParallelWrites {
     /** What a closed-loop run measured. */
     record Load(long completed, long started, long succeeded, long errors, Map<String, Long> errorKinds,
                 double seconds, long[] latenciesNanos, String stoppedBy, double machineBusySeconds, double cpuSeconds,
-                double serverCpuSeconds) {
+                double serverCpuSeconds, double[] sliceRates) {
+        /** Requests per second over the window, with the spread of its quarter seconds. */
+        Figure rate() {
+            double r = completed / seconds;
+            return sliceRates.length < 2 ? Figure.single(r)
+                    : Figure.samples(sliceRates, "quarter seconds of the window").at(r);
+        }
+
         /** A run with failed requests is no measurement: it ends the run, which then saves nothing. */
         void requireNoErrors(String when) {
             if (errors > 0) {
@@ -215,7 +223,8 @@ public final class ParallelWrites {
                 round(processCpu, 2), round(runCpu, 2), round(heapMb, 1), round(cpuPerRequestMs, 4),
                 load.serverCpuSeconds() < 0 ? -1 : round(load.serverCpuSeconds() / load.completed() * 1_000, 4),
                 round(otherCores, 3), round(connectionBound, 1), round(cpuBound, 1), round(bound, 1),
-                round(throughput / bound, 4), System.getProperty("java.version"));
+                round(throughput / bound, 4), System.getProperty("java.version"),
+                round(load.rate().halfWidth(), 2));
     }
 
     /**
@@ -229,6 +238,7 @@ public final class ParallelWrites {
         AtomicLong started = new AtomicLong(), succeeded = new AtomicLong(), errors = new AtomicLong();
         Map<String, Long> errorKinds = new TreeMap<>();
         List<long[]> perUser = new ArrayList<>();
+        List<Double> slices = new ArrayList<>();
         List<Thread> users = new ArrayList<>();
         long[] counts = new long[userCount];
         for (int u = 0; u < userCount; u++) perUser.add(new long[1024]);
@@ -263,7 +273,7 @@ public final class ParallelWrites {
                     }
                 }));
             }
-            long sampledAt = t0, sampledDone = 0;
+            long sampledAt = t0, sampledDone = 0, sliceAt = t0, sliceDone = 0;
             while (System.nanoTime() < end) { // the guard: a leak must not take the machine with it
                 int live = mx.getThreadCount();
                 if (live > maxThreads) {
@@ -273,6 +283,12 @@ public final class ParallelWrites {
                     break;
                 }
                 long now = System.nanoTime();
+                if (now - sliceAt >= 250_000_000L) { // each quarter second: the spread of the window's rate
+                    long done = succeeded.get();
+                    slices.add((done - sliceDone) / ((now - sliceAt) / 1e9));
+                    sliceAt = now;
+                    sliceDone = done;
+                }
                 if (now - sampledAt >= 1_000_000_000L) { // each second, for a parent's live chart
                     long done = succeeded.get();
                     Protocol.sample(Protocol.Sample.of("req/s", (done - sampledDone) / ((now - sampledAt) / 1e9),
@@ -310,7 +326,8 @@ public final class ParallelWrites {
             at += (int) counts[u];
         }
         return new Load(total, started.get(), succeeded.get(), errors.get(), errorKinds, (stopAt - t0) / 1e9, all,
-                stoppedBy, busy1 - busy0, cpu1 - cpu0, server1 - server0);
+                stoppedBy, busy1 - busy0, cpu1 - cpu0, server1 - server0,
+                slices.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     static void createTable(DataSource db, String table) {
