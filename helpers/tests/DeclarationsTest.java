@@ -111,7 +111,7 @@ public class DeclarationsTest {
         double little = OrderSweep.littleBound(impl, users, 200);
         return new OrderSweep.Row(impl, users, throughput, little, cpuBound, throughput / Math.min(little, cpuBound),
                 users / throughput * 1000, 110, 150, 200, 0, 300, 80, Double.NaN, 0.05, 200, 100, threads, Double.NaN,
-                3, throughput / cpuBound, throughput * 0.01, 1);
+                3, throughput / cpuBound, throughput * 0.01, 1, 1.5);
     }
 
     @Test
