@@ -92,7 +92,7 @@ public class DeclarationsTest {
         return new EndpointLoad.SleepRun(mode.equals("pool") ? "platform-pool-" + threads : "virtual", mode,
                 mode.equals("pool") ? threads : 0, users, 100, throughput, bound, Double.NaN, meanMs,
                 Math.max(100, users / bound * 1000), Double.NaN, 100.2, meanMs * 1.1, meanMs * 1.3, 5, 0, 60, 20, 200,
-                40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound);
+                40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound, Double.NaN);
     }
 
     @Test

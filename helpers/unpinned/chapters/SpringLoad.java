@@ -218,7 +218,8 @@ public final class SpringLoad {
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, int serverLiveThreadsInWindow,
                       double serverRssMb, int peakConcurrency, long handledOnVirtualThreads, HttpLoad.Result load,
                       double serverStartSeconds, double springStartSeconds, Actuator actuatorAfterRun, long handled,
-                      int cores, double otherCpuCores, double[] serverCoresPerSecond, Boolean asyncOnVirtualThread)
+                      int cores, double otherCpuCores, double[] serverCoresSamples, double[] serverCpuUsSamples,
+                      Boolean asyncOnVirtualThread)
             implements Measurement.Measured {
         public static Run of(Plan plan, Load load, String mode, int users, LoadRun.Measured m, int cores,
                              JsonObject own, double serverStartSeconds, double springStartSeconds, Actuator after) {
@@ -236,7 +237,7 @@ public final class SpringLoad {
                     m.server().liveThreads(), m.server().rssMb(), own.get("peakConcurrency").getAsInt(),
                     own.get("handledOnVirtualThreads").getAsLong(), r, serverStartSeconds, springStartSeconds, after,
                     own.has("handled") ? own.get("handled").getAsLong() : -1, cores, m.otherCores(),
-                    m.serverCoresPerSecond(), own.has("asyncOnVirtualThread")
+                    m.serverCoresSamples(), m.serverCpuUsSamples(), own.has("asyncOnVirtualThread")
                             ? own.get("asyncOnVirtualThread").getAsBoolean() : null);
         }
 
@@ -277,9 +278,13 @@ public final class SpringLoad {
      * A run as chapter 06 shows it: the mode as "Tomcat N" or "virtual threads", the bound (Little's law, or for
      * /cpu the full-CPU rate of the same window), serviceSeconds NaN when the endpoint computes, and how busy the
      * free cores were ({@code cpuUtilisation}: throughput / the full-CPU rate). Each figure a declaration judges has
-     * its 95 % half-width over the window's seconds beside it ({@code ...Spread}); the server's cores are its CPU
-     * time over the window, the rest of the machine's ({@code otherCpuCores}) what the other processes kept busy.
+     * its 95 % half-width beside it ({@code ...Spread}): over the window's seconds for what the load generator
+     * measured, over the server's own readings each quarter second for its CPU. The server's cores are its CPU time
+     * over the window; the rest of the machine's ({@code otherCpuCores}) what the other processes kept busy.
      */
+    /** Where the spread of the server's own figures comes from. */
+    static final String SLICES = "the server's readings each quarter second";
+
     public record SpringRow(String experiment, String mode, int users, double throughput, double bound,
                             double ratioToBound, double meanMs, double minMs, double maxMs, double stdDevMs,
                             double p99Ms, long errors, double serverCpuUsPerRequest, int serverLiveThreads,
@@ -297,7 +302,7 @@ public final class SpringLoad {
             HttpLoad.Result l = r.load();
             double seconds = l.seconds();
             double cores = r.serverCpuUsPerRequest() * l.requests() / 1e6 / seconds;
-            Figure coresFigure = perSecond(cores, r.serverCoresPerSecond());
+            Figure coresFigure = slices(cores, r.serverCoresSamples());
             return new SpringRow(experiment, label(r), r.users(), r.throughput(), r.boundReqPerSec(),
                     r.ratioToBound(), r.meanMs(), r.minMs(), r.maxMs(), r.stdDevMs(), r.p99Ms(), r.errors(),
                     r.serverCpuUsPerRequest(), r.serverLiveThreadsInWindow(), r.windowSeconds(),
@@ -305,28 +310,17 @@ public final class SpringLoad {
                     r.cpuBoundReqPerSec() == null ? Double.NaN : r.throughput() / r.cpuBoundReqPerSec(),
                     l.throughputFigure().halfWidth(), l.meanMsFigure().halfWidth(), l.p99MsFigure().halfWidth(),
                     l.maxMsFigure().halfWidth(), l.stdDevMsFigure().halfWidth(),
-                    cpuPerRequestSpread(r.serverCpuUsPerRequest(), r.serverCoresPerSecond(), l.perSecondThroughput()),
+                    slices(r.serverCpuUsPerRequest(), r.serverCpuUsSamples()).halfWidth(),
                     cores, coresFigure.halfWidth(), r.otherCpuCores(),
                     r.cpuBoundReqPerSec() == null ? Double.NaN : r.cpuBoundReqPerSec(), r.cores(),
                     r.handled() > 0 ? (double) r.handledOnVirtualThreads() / r.handled() : Double.NaN,
                     r.asyncOnVirtualThread() == null ? Double.NaN : r.asyncOnVirtualThread() ? 1 : 0);
         }
 
-        private static Figure perSecond(double value, double[] samples) {
+        // the server's own readings, each quarter second of the window
+        private static Figure slices(double value, double[] samples) {
             return samples == null || samples.length < 2 ? Figure.single(value)
-                    : Figure.samples(samples, "seconds of the load window").at(value);
-        }
-
-        // The server's CPU per request second by second: its cores in each second over that second's answers, the
-        // two read a few ms apart at the same edges; none when the seconds don't pair up
-        private static double cpuPerRequestSpread(double usPerRequest, double[] cores, double[] rates) {
-            if (cores == null || rates == null || cores.length != rates.length || cores.length < 2) return Double.NaN;
-            double[] us = new double[cores.length];
-            for (int i = 0; i < us.length; i++) {
-                if (!(rates[i] > 0)) return Double.NaN;
-                us[i] = cores[i] * 1e6 / rates[i];
-            }
-            return Figure.samples(us, "seconds of the load window").at(usPerRequest).halfWidth();
+                    : Figure.samples(samples, SLICES).at(value);
         }
 
         /** The server's and the load generator's CPU per request, µs. */
@@ -355,14 +349,14 @@ public final class SpringLoad {
             return window(stdDevMs, stdDevMsSpread);
         }
 
-        /** The server's CPU µs per request, with the spread of its seconds. */
+        /** The server's CPU µs per request, with the spread of its readings each quarter second. */
         public Figure serverCpu() {
-            return window(serverCpuUsPerRequest, serverCpuUsSpread);
+            return Figure.of(serverCpuUsPerRequest, serverCpuUsSpread, SLICES);
         }
 
-        /** The cores the server kept busy in the window, with the spread of its seconds. */
+        /** The cores the server kept busy in the window, with the spread of its readings each quarter second. */
         public Figure coresBusy() {
-            return window(serverCores, serverCoresSpread);
+            return Figure.of(serverCores, serverCoresSpread, SLICES);
         }
 
         /** The load generator's cores in the window: its CPU per request x the requests per second. */
@@ -437,7 +431,7 @@ public final class SpringLoad {
 
     // Where virtual threads' requests queued for the CPU, which the source's run did not (its mean: sourceMeanMs)
     static String queuedForCpu(SpringRow v, double sourceMeanMs) {
-        if (!v.cpuLimited()) return null;
+        if (!v.cpuLimited() || v.meanMs() <= 1.25 * sourceMeanMs) return null;
         return String.format(Locale.ROOT, "on the cores: virtual threads were CPU-bound (the cores allowed %s of their"
                         + " %s req/s at %s µs of CPU per request), so their requests queued for the CPU: mean %s ms,"
                         + " against %s ms in the source's run", Figure.number(v.cpuBound()), Figure.number(v.bound()),
@@ -589,7 +583,8 @@ public final class SpringLoad {
                                 double serverCpuUsPerRequest, int serverLiveThreads, double serverCpuUsSpread) {
         public static FrameworkCost of(EndpointLoad.SleepRun r) {
             return new FrameworkCost(r.mode().equals("virtual") ? "virtual threads" : "Tomcat 50", "JDK HttpServer",
-                    r.throughput(), r.ratioToBound(), r.serverCpuUsPerRequest(), r.serverLiveThreads(), Double.NaN);
+                    r.throughput(), r.ratioToBound(), r.serverCpuUsPerRequest(), r.serverLiveThreads(),
+                    r.serverCpuUsSpread() > 0 ? r.serverCpuUsSpread() : Double.NaN); // none in a run saved before
         }
 
         public static FrameworkCost of(SpringRow r) {
@@ -598,7 +593,7 @@ public final class SpringLoad {
         }
 
         public Figure serverCpu() {
-            return Figure.of(serverCpuUsPerRequest, serverCpuUsSpread, "seconds of the load window");
+            return Figure.of(serverCpuUsPerRequest, serverCpuUsSpread, SLICES);
         }
     }
 
