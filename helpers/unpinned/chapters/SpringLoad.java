@@ -446,9 +446,9 @@ public final class SpringLoad {
                         + " all %,d requests queued for the CPU", Figure.number(v.cpuBound()),
                 Figure.number(v.cpuUsPerRequest()), v.otherCpuCores(), v.cores(), v.users())
                 : String.format(Locale.ROOT, "the cores not full (%.0f %% busy)", 100 * v.cpuUtilisation());
-        return String.format(Locale.ROOT, "%s let %d requests in at a time and queued the rest in order (mean %s ms,"
-                        + " p99 %s ms); virtual threads let all %,d in at once and served %s req/s, %.2f of their"
-                        + " Little bound, with %s (mean %s ms, p99 %s ms)", p.mode(), Math.round(p.bound()
+        return String.format(Locale.ROOT, "%s let %d requests in at a time and queued the rest in order: mean %s ms,"
+                        + " p99 %s ms; virtual threads let all %,d in at once and served %s req/s, %.2f of their"
+                        + " Little bound, with %s: mean %s ms, p99 %s ms", p.mode(), Math.round(p.bound()
                         * p.serviceSeconds()), Figure.number(p.meanMs()), Figure.number(p.p99Ms()), v.users(),
                 Figure.number(v.throughput()), v.ratioToBound(), virtualWait, Figure.number(v.meanMs()),
                 Figure.number(v.p99Ms()));
@@ -562,20 +562,33 @@ public final class SpringLoad {
                     Line.atLeast(4.9 / 1.25).directionFrom(1.1)).claims("sem-7")
             .dependsOn(rows -> coresAllow(top(rows, "io", "virtual"), top(rows, "io", "Tomcat"), 4.9 / 1.25))
             .expect("cpu-per-core", "virtual threads' requests per second of server CPU on /cpu at the most users",
-                    "Tomcat 200's", rows -> top(rows, "cpu", "Tomcat").serverCpu().over(top(rows, "cpu", "virtual")
-                            .serverCpu()), Line.atMost(1.0)).claims("sem-8", "sem-9", "sem-29")
+                    "Tomcat 200's", SpringLoad::perSecondOfCpu, Line.atMost(1.0)).claims("sem-8", "sem-9", "sem-29")
             .because(SpringLoad::coresEachGot);
+
+    /**
+     * Requests per second of its own CPU, virtual threads' server over Tomcat 200's, on the CPU endpoint at the most
+     * users. Other processes running beside a window slow its instructions on shared cores (a busy sibling, a cold
+     * cache), so the interval is widened by the larger share of the cores the rest of the machine took in either
+     * window: a difference that busy neighbours could make is not laid at the executor's door.
+     */
+    static Figure perSecondOfCpu(List<SpringRow> rows) {
+        SpringRow t = top(rows, "cpu", "Tomcat"), v = top(rows, "cpu", "virtual");
+        double elsewhere = Math.max(t.otherCpuCores(), v.otherCpuCores()) / Math.max(1, v.cores());
+        return t.serverCpu().over(v.serverCpu()).widened(Double.isFinite(elsewhere) ? elsewhere : 0);
+    }
 
     // The CPU endpoint's throughput, split into the cores each server got and what a request cost it
     static String coresEachGot(List<SpringRow> rows) {
         SpringRow t = top(rows, "cpu", "Tomcat"), v = top(rows, "cpu", "virtual");
         return String.format(Locale.ROOT, "in throughput virtual threads made %.2f x Tomcat 200's (%s vs %s req/s): the"
                         + " virtual server got %.2f of the %d cores against Tomcat 200's %.2f (the load generator %.2f"
-                        + " and %.2f, the rest of the machine %.2f and %.2f), and spent %s vs %s µs of CPU per request",
+                        + " and %.2f, the rest of the machine %.2f and %.2f, which widened the interval by %.0f %%),"
+                        + " and spent %s vs %s µs of CPU per request",
                 v.throughput() / t.throughput(), Figure.number(v.throughput()), Figure.number(t.throughput()),
                 v.serverCores(), v.cores(), t.serverCores(), v.generatorCores(), t.generatorCores(),
-                v.otherCpuCores(), t.otherCpuCores(), Figure.number(v.serverCpuUsPerRequest()),
-                Figure.number(t.serverCpuUsPerRequest()));
+                v.otherCpuCores(), t.otherCpuCores(),
+                100 * Math.min(0.9, Math.max(t.otherCpuCores(), v.otherCpuCores()) / Math.max(1, v.cores())),
+                Figure.number(v.serverCpuUsPerRequest()), Figure.number(t.serverCpuUsPerRequest()));
     }
 
     /** The same pull-request test on two servers: one mode on the JDK HttpServer (chapter 01) or on Spring Boot. */
