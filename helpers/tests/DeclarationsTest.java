@@ -330,7 +330,7 @@ public class DeclarationsTest {
     static Backpressure.WriteRow writes(String mode, double throughput, int liveAfter, long started, double cpuMs,
                                         double heapMb) {
         return new Backpressure.WriteRow(mode, throughput, throughput * 1.1, 0.9, 20, 80, Math.round(throughput * 2),
-                liveAfter, liveAfter, cpuMs, heapMb, false, 250_000, 0.9, started, throughput * 0.01);
+                liveAfter, liveAfter, cpuMs, heapMb, false, 250_000, 0.9, started, throughput * 0.01, heapMb * 0.8);
     }
 
     @Test

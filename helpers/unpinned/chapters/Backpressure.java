@@ -582,7 +582,7 @@ public final class Backpressure {
                             boolean stoppedByGuard, String stoppedBy, double processCpuSeconds, double runCpuSeconds,
                             double heapUsedMb, double cpuMsPerRequest, double serverCpuMsPerRequest,
                             double otherCores, double connectionBound, double cpuBound, double bound,
-                            double boundRatio, String javaVersion, double throughputSpread) {
+                            double boundRatio, String javaVersion, double throughputSpread, double liveHeapMb) {
     }
 
     /** What S24 saves: the sizes and the modes by name. */
@@ -602,12 +602,13 @@ public final class Backpressure {
     public record WriteRow(String mode, double throughput, double bound, double ratioToBound, double meanMs,
                            double p99Ms, long requests, int liveThreadsAfter, int peakThreads, double cpuMsPerRequest,
                            double heapUsedMb, boolean stoppedByGuard, double connectionBound, double cpuUtilisation,
-                           long requestsStarted, double throughputSpread) implements Measurement.Measured {
+                           long requestsStarted, double throughputSpread, double liveHeapMb)
+            implements Measurement.Measured {
         static WriteRow of(WriteMode m) {
             return new WriteRow(m.mode(), m.throughput(), m.bound(), m.boundRatio(), m.meanMs(), m.p99Ms(),
                     m.requests(), m.liveThreads(), m.peakThreads(), m.cpuMsPerRequest(), m.heapUsedMb(),
                     m.stoppedByGuard(), m.connectionBound(), m.throughput() / m.cpuBound(), // share of free cores
-                    m.requestsStarted(), m.throughputSpread());
+                    m.requestsStarted(), m.throughputSpread(), m.liveHeapMb());
         }
 
         /** Requests per second with their 95 % interval over the window's quarter seconds. */
@@ -677,10 +678,14 @@ public final class Backpressure {
                     rows -> Figure.single(write(rows, "fixed-leak").cpuMsPerRequest())
                             .over(Figure.single(write(rows, "virtual").cpuMsPerRequest())), Line.atLeast(1.05))
             .claims("jpa-7")
-            .expect("leak-costs-heap", "heap used after the leaking run", "after the virtual run",
-                    rows -> Figure.single(write(rows, "fixed-leak").heapUsedMb())
-                            .over(Figure.single(write(rows, "virtual").heapUsedMb())), Line.atLeast(1.1))
-            .claims("jpa-8");
+            .expect("leak-costs-heap", "heap the leaking run held on to (after a full GC)", "the virtual run's",
+                    rows -> Figure.single(write(rows, "fixed-leak").liveHeapMb())
+                            .over(Figure.single(write(rows, "virtual").liveHeapMb())), Line.atLeast(1.1))
+            .claims("jpa-8")
+            .because(rows -> String.format(Locale.ROOT, "%.0f vs %.0f MB live; before that GC, garbage included as the"
+                            + " post read it, %.0f vs %.0f MB", write(rows, "fixed-leak").liveHeapMb(),
+                    write(rows, "virtual").liveHeapMb(), write(rows, "fixed-leak").heapUsedMb(),
+                    write(rows, "virtual").heapUsedMb()));
 
     /** The JDK 25 post that wrote three rows in parallel per request (data/sources.md). */
     public static final String POST = "vt-jdk25-jpa-blog";
@@ -878,10 +883,9 @@ public final class Backpressure {
             .expect("a-copy-per-thread", "heap per thread with a ThreadLocal copy, over threads that touch nothing",
                     "one copy's own bytes", d -> Figure.single(d.overControl("threadlocal")).over(d.copyBoundBytes()),
                     Line.atLeast(1.0)).claims("sem-25")
-            .because(d -> String.format(Locale.ROOT, "%,d parked threads: %s MB of heap with a copy each, %s MB with a"
-                            + " ScopedValue, %s MB touching nothing", d.threads(),
-                    Figure.number(d.row("threadlocal").heapUsedMb()), Figure.number(d.row("scopedvalue").heapUsedMb()),
-                    Figure.number(d.row("none").heapUsedMb())))
+            .because(d -> String.format(Locale.ROOT, "%,d parked threads: %.0f MB of heap with a copy each, %.0f MB"
+                            + " with a ScopedValue, %.0f MB touching nothing", d.threads(),
+                    d.row("threadlocal").heapUsedMb(), d.row("scopedvalue").heapUsedMb(), d.row("none").heapUsedMb()))
             .expect("binding-costs-less", "heap per thread with a ScopedValue, over threads that touch nothing",
                     "the same with a ThreadLocal copy", d -> Figure.single(d.overControl("scopedvalue"))
                             .over(Figure.single(Math.max(1, d.overControl("threadlocal")))), Line.atMost(1.0));

@@ -175,6 +175,8 @@ public final class ParallelWrites {
         int live = threads.getThreadCount(), peak = threads.getPeakThreadCount();
         double processCpu = ProcessStats.cpuNanos() / 1e9;
         double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
+        System.gc(); // what the run holds on to, without the garbage whose amount depends on when a GC last ran
+        double liveHeapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
         long rows = countRows(pool, table) - rowsBefore;
         load.requireNoErrors("in the window");
         if (load.completed() == 0) throw new IllegalStateException("no request ended inside the window");
@@ -183,12 +185,12 @@ public final class ParallelWrites {
                     + " requests x %d inserts succeeded", rows, load.succeeded(), parts));
         }
         return report(o, db, parts, insertMs, load, baselineThreads, live, peak, processCpu,
-                processCpu - cpuBefore, heapMb, rows);
+                processCpu - cpuBefore, heapMb, liveHeapMb, rows);
     }
 
     static Backpressure.WriteMode report(Options o, Database db, int parts, double insertMs, Load load,
                                          int baselineThreads, int live, int peak, double processCpu, double runCpu,
-                                         double heapMb, long rows) {
+                                         double heapMb, double liveHeapMb, long rows) {
         long[] lat = load.latenciesNanos().clone();
         Arrays.sort(lat);
         double mean = Arrays.stream(lat).average().orElse(Double.NaN) / 1e6;
@@ -207,8 +209,8 @@ public final class ParallelWrites {
                 load.seconds(), o.users(), mean, p99, load.errors(), rows);
         if (!load.errorKinds().isEmpty()) System.out.println("  errors: " + load.errorKinds());
         System.out.printf(Locale.ROOT, "  right after: %,d live platform threads (%,d before the window, peak %,d);"
-                + " process CPU %.1f s since start (%.1f s in this run); heap used %.0f MB%n", live, baselineThreads,
-                peak, processCpu, runCpu, heapMb);
+                + " process CPU %.1f s since start (%.1f s in this run); heap used %.0f MB (%.0f MB live after a full"
+                + " GC)%n", live, baselineThreads, peak, processCpu, runCpu, heapMb, liveHeapMb);
         if (load.stoppedBy() != null) System.out.println("  STOPPED: " + load.stoppedBy());
         System.out.printf(Locale.ROOT, "  bounds: connections %d / (%d x %.3f ms) = %,.0f req/s; CPU (%d cores - %.2f"
                         + " used elsewhere) / %.3f ms per request (this JVM %.3f, PostgreSQL %s) = %,.0f req/s;"
@@ -224,7 +226,7 @@ public final class ParallelWrites {
                 load.serverCpuSeconds() < 0 ? -1 : round(load.serverCpuSeconds() / load.completed() * 1_000, 4),
                 round(otherCores, 3), round(connectionBound, 1), round(cpuBound, 1), round(bound, 1),
                 round(throughput / bound, 4), System.getProperty("java.version"),
-                round(load.rate().halfWidth(), 2));
+                round(load.rate().halfWidth(), 2), round(liveHeapMb, 1));
     }
 
     /**
