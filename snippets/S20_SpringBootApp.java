@@ -36,6 +36,8 @@ package unpinned.snippets;
  *   GET /cpu?n=N        adds up 1..N twice and never blocks (the seminar's CPU endpoint: N = 100,000,000)
  *   GET /actuator/metrics/jvm.threads.live, .../jvm.memory.used?tag=area:heap, .../process.cpu.time
  *                       Micrometer's view of the same JVM, on the same port
+ * and one @Async method, asked once at the start: the property moves Spring's task executor (behind @Async) onto
+ * virtual threads too, and the server says which kind of thread the method ran on.
  *
  * The bound (Little's law): at most min(users, concurrency) requests are in service at once, each for
  * S seconds, so throughput <= min(users, concurrency) / S. On the pool the concurrency is the pool's size
@@ -66,6 +68,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -80,12 +84,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
-@Import(S20_SpringBootApp.Endpoints.class)
+@EnableAsync
+@Import({S20_SpringBootApp.Endpoints.class, S20_SpringBootApp.AsyncProbe.class})
 public class S20_SpringBootApp {
     static final String USAGE = """
             usage: S20_SpringBootApp [--spring.property=value ...] [--port N] [--control]
@@ -139,6 +146,17 @@ public class S20_SpringBootApp {
                 if (sum < 0) throw new InterruptedException("stopping");
                 return sum + "\n";
             });
+        }
+    }
+
+    /**
+     * An @Async method: Spring runs it on the application's task executor, which the same property switches to
+     * virtual threads (the JDK 25 post's first point). It says which kind of thread it ran on.
+     */
+    public static class AsyncProbe {
+        @Async
+        public CompletableFuture<Boolean> onVirtualThread() {
+            return CompletableFuture.completedFuture(Thread.currentThread().isVirtual());
         }
     }
 
@@ -238,6 +256,8 @@ public class S20_SpringBootApp {
             return;
         }
         boolean virtual = env.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
+        // asked once, before any load: on Tomcat's pool this starts one thread of the task executor's pool
+        boolean asyncVirtual = context.getBean(AsyncProbe.class).onVirtualThread().get(10, TimeUnit.SECONDS);
         int threads = env.getProperty("server.tomcat.threads.max", Integer.class, 200);
         double startSeconds = SpringArgs.secondsSinceJvmStart();
         URI uri = URI.create("http://127.0.0.1:" + port + "/");
@@ -252,10 +272,12 @@ public class S20_SpringBootApp {
         describe.put("tomcatMaxThreads", threads);
         describe.put("startSeconds", startSeconds);
         describe.put("maxHeapMb", Runtime.getRuntime().maxMemory() >> 20);
+        describe.put("asyncOnVirtualThread", asyncVirtual);
         ServerControl.serve(uri, describe, a.control(), () -> {
             Map<String, Object> own = new LinkedHashMap<>();
             own.put("handled", HANDLED.get());
             own.put("handledOnVirtualThreads", ON_VIRTUAL_THREADS.get());
+            own.put("asyncOnVirtualThread", asyncVirtual);
             own.put("inFlight", IN_FLIGHT.get());
             own.put("peakConcurrency", PEAK.get());
             own.put("actuator", actuatorMetrics(context.getBean(MeterRegistry.class)));
@@ -280,7 +302,8 @@ public class S20_SpringBootApp {
  * What you should see (a 2-core VM, JDK 25.0.3, Spring Boot 4.1.1): "serving Spring Boot 4.1.1 ..." ~2.2 s after
  * the JVM starts (~4 s the first time, while JBang's class-data archive is made; JBang itself adds ~1 s before it);
  * /sleep?ms=100 answers "ok" in ~100 ms. Actuator's jvm.threads.live: ~11 idle and 15 under load on virtual threads;
- * on Tomcat's pool ~11 plus the pool's threads once busy (21 for 10, 61 for 50, 211 for 200). Under 500 users
+ * on Tomcat's pool ~12 (one of them the task executor's, started by the @Async check) plus the pool's threads once
+ * busy (22 for 10, 62 for 50, 212 for 200). Under 500 users
  * the pool of 50 stays at ~495 req/s and virtual threads reach ~4,600-4,950 req/s once the JIT has warmed up
  * (~6 s of load): tools/jbang spring-load shows both next to their bounds.
  */

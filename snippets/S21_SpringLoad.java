@@ -22,6 +22,8 @@
 //SOURCES ../helpers/unpinned/core/Measurement.java
 //SOURCES ../helpers/unpinned/core/Busy.java
 //SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/chapters/EndpointLoad.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
 package unpinned.snippets;
 
 /*

@@ -19,6 +19,8 @@
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*
@@ -108,7 +110,9 @@ public class S23_PoolCap {
                         }
                     } // the connection is back in the pool here, before the permit is released below
                     long end = System.nanoTime();
-                    if (inWindow(end, windowStart, windowEnd)) tally.record(got - ask, got - asked, end - ask);
+                    if (inWindow(end, windowStart, windowEnd)) {
+                        tally.record(got - ask, got - asked, end - ask, end - windowStart);
+                    }
                 } catch (SQLTransientConnectionException e) { // HikariCP: no connection within connectionTimeout
                     if (inWindow(System.nanoTime(), windowStart, windowEnd)) tally.timeouts++;
                 } catch (SQLException e) { // a broken database is not hammered: this user stops

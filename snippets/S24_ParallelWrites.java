@@ -23,6 +23,8 @@
 //SOURCES ../helpers/unpinned/core/Bounds.java
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

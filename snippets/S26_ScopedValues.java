@@ -21,6 +21,8 @@
 //SOURCES ../helpers/unpinned/core/Published.java
 //SOURCES ../helpers/unpinned/chapters/ParkedThreads.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

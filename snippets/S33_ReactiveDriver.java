@@ -24,6 +24,8 @@
 //SOURCES ../helpers/unpinned/chapters/Backpressure.java
 //SOURCES ../helpers/unpinned/chapters/ReactiveDriver.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

@@ -160,7 +160,7 @@ def ratio(j: dict) -> str:
     """A judged ratio as a summary line prints it: "1.02 x [0.98, 1.06] confirmed"."""
     if j["verdict"] == "not run":
         return "not run"
-    high = "unbounded" if j["high"] is None else f"{j['high']:.2f}"
+    high = "unbounded" if j.get("high") is None else f"{j['high']:.2f}"
     return f"{j['ratio']:.2f} x [{j['low']:.2f}, {high}] {j['verdict']}"
 
 

@@ -184,7 +184,7 @@ def check_claim(where: str, record: dict, ratio: float, text: str) -> list[str]:
 def verdict_of(j: dict) -> set[str]:
     """The verdicts a judgement's interval allows against its line (Expectations.Line.of): one, or for an interval
     between a refuting line and its confirming one, "depends" or "refuted" (whether a dependency was measured)."""
-    lo, hi = j["low"], math.inf if j["high"] is None else j["high"]
+    lo, hi = j["low"], math.inf if j.get("high") is None else j["high"]
     cf, ct = j.get("confirmFrom"), j.get("confirmTo")
     rb, ra = j.get("refuteBelow"), j.get("refuteAbove")
     ct = math.inf if ct is None else ct
@@ -215,7 +215,7 @@ def check_judged(where: str, record: dict, text: str, count: PageCount) -> list[
         if j["verdict"] not in allowed:
             problems.append(f"{where}: {name} says {j['verdict']} but its interval [{j['low']}, {j['high']}]"
                             f" says {sorted(allowed)}")
-        if not (j["low"] <= j["ratio"] <= (math.inf if j["high"] is None else j["high"])):
+        if not (j["low"] <= j["ratio"] <= (math.inf if j.get("high") is None else j["high"])):
             problems.append(f"{where}: {name}: its ratio {j['ratio']} lies outside its interval")
         stated = [float(x) for x in re.findall(r"(?<![\d.])\d+\.\d\d(?!\d)", j.get("sentence", ""))]
         if not any(abs(x - j["ratio"]) <= 0.00501 for x in stated):

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import (CHAPTER_FIRST_RUN, HOME, KERNEL_NAME, assert_judged, closed_loop_ceiling, judged, latest_result,
+from conftest import (CHAPTER_FIRST_RUN, HOME, KERNEL_NAME, assert_judged, judged, latest_result,
                       preview_skip, ratio, report)
 
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))  # index.ipynb is text only
@@ -383,45 +383,56 @@ def chapter_06_ran(results_dir):
     return results_dir
 
 
+def _ms(value: float) -> str:
+    return f"{value:,.0f} ms"
+
+
 def test_06_spring_boot_stays_under_littles_law_and_lifts_the_tomcat_cap(chapter_06_ran):
-    pr = {r["mode"]: r for r in latest_result(chapter_06_ran, "06-pull-request")["data"]}
+    pr = assert_judged(chapter_06_ran, "06-pull-request")
+    post = assert_judged(chapter_06_ran, "06-jdk25-post")
+    cost = assert_judged(chapter_06_ran, "06-framework-cost")
+    rows = {r["mode"]: r for r in latest_result(chapter_06_ran, "06-pull-request")["data"]}
     jpa = latest_result(chapter_06_ran, "06-jdk25-post")["data"]
     runs = {r["mode"]: r for r in jpa["runs"]}
-    for r in list(pr.values()) + list(runs.values()):
-        ceiling = closed_loop_ceiling(r["bound"], r["users"], r["windowSeconds"], r["serviceSeconds"])
-        assert r["errors"] == 0 and r["throughput"] <= ceiling, (ceiling, r)
-    tomcat50, vt = pr["Tomcat 50"], pr["virtual threads"]
-    assert tomcat50["throughput"] >= 0.85 * tomcat50["bound"], tomcat50
-    assert vt["throughput"] > 3 * tomcat50["throughput"], (vt, tomcat50)
-    assert runs["Tomcat 10"]["throughput"] >= 0.85 * runs["Tomcat 10"]["bound"], runs["Tomcat 10"]
-    assert vt["serverLiveThreads"] < tomcat50["serverLiveThreads"], (vt, tomcat50)
+    tomcat50, vt = rows["Tomcat 50"], rows["virtual threads"]
+    for r in runs.values():
+        assert r["errors"] == 0, r
+    # Tomcat keeps its pool's platform threads; virtual threads are not platform threads (their carriers are)
+    assert tomcat50["serverLiveThreads"] >= 50 and vt["serverLiveThreads"] < tomcat50["serverLiveThreads"], (vt, tomcat50)
     live = {a["mode"]: a["jvmThreadsLive"] for a in jpa["actuator"]}
     assert live["virtual threads"] < live["Tomcat 10"], live
-    report(f"06 pull request (Spring Boot, 500 users, 100 ms): Tomcat 50 {tomcat50['ratioToBound']:.3f} x its bound"
-           f" {tomcat50['bound']:,.0f} req/s, virtual threads {vt['ratioToBound']:.3f} x {vt['bound']:,.0f};"
-           f" server live threads {tomcat50['serverLiveThreads']} / {vt['serverLiveThreads']}")
-    t10, v = runs["Tomcat 10"], runs["virtual threads"]
-    report(f"06 JDK 25 post (200 users, 1 s): Tomcat 10 {t10['ratioToBound']:.3f} x its bound {t10['bound']:,.0f}"
-           f" req/s, virtual threads {v['ratioToBound']:.3f} x {v['bound']:,.0f}; Actuator's live threads after:"
+    # with the property off, no request and no @Async task ran on a virtual thread: the control of jpa-9 and jpa-13
+    assert runs["Tomcat 10"]["handledOnVirtualShare"] == 0 and runs["Tomcat 10"]["asyncOnVirtualThread"] == 0, runs
+    report(f"06 pull request (Spring Boot, 500 users, 100 ms): Tomcat 50 {ratio(pr['pool-at-its-bound'])} its bound;"
+           f" virtual / Tomcat 50 {ratio(pr['gain-from-the-property'])}; highest share of Little's law"
+           f" {ratio(pr['under-little'])}; Spring / HttpServer server CPU per request {ratio(cost['spring-costs-cpu'])}")
+    report(f"06 tail latency: pull request p99 Tomcat 50 {_ms(tomcat50['p99Ms'])}, virtual threads {_ms(vt['p99Ms'])}"
+           f" (virtual / Tomcat 50 {ratio(pr['tail'])}; virtual threads at {vt['ratioToBound']:.2f} of their Little"
+           f" bound, CPU {vt['cpuUtilisation']:.0%} busy); JDK 25 post p99 Tomcat 10 {_ms(runs['Tomcat 10']['p99Ms'])},"
+           f" virtual threads {_ms(runs['virtual threads']['p99Ms'])}")
+    report(f"06 JDK 25 post (200 users, 1 s): Tomcat 10 {ratio(post['pool-at-its-bound'])} its bound, virtual threads"
+           f" {ratio(post['virtual-at-its-bound'])} theirs; on virtual threads with the property:"
+           f" requests {ratio(post['requests-on-virtual-threads'])}, @Async {ratio(post['async-on-virtual-threads'])};"
+           f" this machine / the post's laptop {ratio(post['small-server'])}; Actuator's live threads after:"
            f" {live['Tomcat 10']:.0f} / {live['virtual threads']:.0f}")
-    cost = {(c["mode"], c["server"]): c for c in latest_result(chapter_06_ran, "06-framework-cost")["data"]}
-    spring, plain = cost[("virtual threads", "Spring Boot")], cost[("virtual threads", "JDK HttpServer")]
-    report(f"06 server CPU per request on virtual threads: Spring Boot {spring['serverCpuUsPerRequest']:.0f} µs,"
-           f" JDK HttpServer {plain['serverCpuUsPerRequest']:.0f} µs")
 
 
 def test_06_the_seminar_endpoints_stay_under_their_bounds(chapter_06_ran):
+    j = assert_judged(chapter_06_ran, "06-seminar")
     rows = latest_result(chapter_06_ran, "06-seminar")["data"]
     for r in rows:
-        ceiling = closed_loop_ceiling(r["bound"], r["users"], r["windowSeconds"], r["serviceSeconds"])
-        assert r["errors"] == 0 and r["throughput"] <= ceiling, (ceiling, r)
-    io = [r for r in rows if r["experiment"] == "io"]
-    most = max(r["users"] for r in io)
-    at = {r["mode"]: r for r in io if r["users"] == most}
-    assert at["virtual threads"]["throughput"] > 2 * at["Tomcat 200"]["throughput"], at
-    report(f"06 seminar I/O endpoint at {most:,} users: virtual / Tomcat 200 ="
-           f" {at['virtual threads']['throughput'] / at['Tomcat 200']['throughput']:.2f} (published 4.6 at 2,000);"
-           f" virtual threads {at['virtual threads']['ratioToBound']:.3f} x their bound")
+        assert r["errors"] == 0, r
+    cpu_top = max(r["users"] for r in rows if r["experiment"] == "cpu")
+    at = {r["mode"]: r for r in rows if r["experiment"] == "cpu" and r["users"] == cpu_top}
+    io_top = max(r["users"] for r in rows if r["experiment"] == "io")
+    io = {r["mode"]: r for r in rows if r["experiment"] == "io" and r["users"] == io_top}
+    report(f"06 seminar /io at {io_top:,} users: Tomcat 200 {ratio(j['pool-at-its-bound'])} its bound, virtual /"
+           f" Tomcat 200 {ratio(j['io-gain'])} (published 4.6 at 2,000); p99 Tomcat 200 {_ms(io['Tomcat 200']['p99Ms'])},"
+           f" virtual threads {_ms(io['virtual threads']['p99Ms'])}; /cpu at {cpu_top} users: virtual / Tomcat 200"
+           f" requests per server-CPU-second {ratio(j['cpu-per-core'])}, throughput"
+           f" {at['virtual threads']['throughput'] / at['Tomcat 200']['throughput']:.2f} x with"
+           f" {at['virtual threads']['serverCores']:.2f} / {at['Tomcat 200']['serverCores']:.2f} cores busy in the"
+           f" servers")
 
 
 def _course_jvms(*names: str):
@@ -486,25 +497,20 @@ def test_interrupting_a_benchmark_cell_kills_its_jvms_and_keeps_the_kernel():
     assert any("interrupted" in e for e in errors), f"expected an interrupt, got {errors}"
 
 
-def _window_edge(seconds: float) -> float:
-    """A count over a window T can exceed the steady state by one order per slot: floor(T/S) + 1, not T/S."""
-    return (math.floor(seconds / 0.110) + 1) / (seconds / 0.110)
-
-
 def test_06_mvc_and_webflux_stay_under_both_bounds_beside_the_minimal_servers(chapter_06_ran):
+    j = assert_judged(chapter_06_ran, "06-order-mvc-vs-webflux")
     rows = {r["impl"]: r for r in latest_result(chapter_06_ran, "06-order-mvc-vs-webflux")["data"]}
     assert set(rows) == {"virtual", "reactive", "spring-mvc-virtual", "spring-webflux"}, rows.keys()
     for r in rows.values():
         assert r["errors"] == 0 and r["dependencyCpuUsPerRequest"] > 0, r
-        assert r["throughput"] <= r["littleBoundThroughput"] * _window_edge(r["windowSeconds"]), r
+        # the CPU figure of the same window is its utilisation: busy cores can't exceed the free ones (3 % for
+        # 10 ms CPU-time ticks over a short window)
         assert r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
     mvc, flux = rows["spring-mvc-virtual"], rows["spring-webflux"]
-    report(f"06 order service, {mvc['users']:,} users, real HTTP dependencies: Spring MVC + virtual threads"
-           f" {mvc['ratioToLowerBound']:.3f} x, WebFlux {flux['ratioToLowerBound']:.3f} x the lower bound;"
-           f" WebFlux / MVC = {flux['throughput'] / mvc['throughput']:.2f} (article 1.04 at 1,000 users);"
-           f" server CPU per order: MVC {mvc['serverCpuUsPerRequest']:,.0f} µs, WebFlux"
-           f" {flux['serverCpuUsPerRequest']:,.0f} µs, HttpServer {rows['virtual']['serverCpuUsPerRequest']:,.0f} µs,"
-           f" Reactor Netty {rows['reactive']['serverCpuUsPerRequest']:,.0f} µs")
+    report(f"06 order service, {mvc['users']:,} users, real HTTP dependencies: WebFlux / MVC {ratio(j['webflux-ahead'])}"
+           f" (article 1.04 at 1,000 users); mean {ratio(j['same-mean'])}; MVC / WebFlux p99 {ratio(j['webflux-tail'])}"
+           f" ({_ms(mvc['p99Ms'])} / {_ms(flux['p99Ms'])}); Spring MVC / HttpServer server CPU per order"
+           f" {ratio(j['framework-costs-cpu'])}; highest share of Little's law {ratio(j['under-little'])}")
 
 
 # ----------------------------------------------------------------------------- physics of chapter 07
@@ -516,81 +522,89 @@ def chapter_07_ran(results_dir):
 
 
 def test_07_the_pool_caps_throughput_and_a_semaphore_removes_the_timeouts(chapter_07_ran):
+    j = assert_judged(chapter_07_ran, "07-pool-cap")
     data = latest_result(chapter_07_ran, "07-pool-cap")["data"]
     pool, q = data["pool"], data["queryMs"] / 1e3
     rows = data["rows"]
     for r in rows:
         assert r["bound"] == pytest.approx(min(r["users"], pool) / q), r  # Little's law: min(U, P) / q
-        assert 0 < r["throughput"] <= r["ceiling"] * 1.001, r
-        if r["users"] >= 2 * pool:  # saturated: at the pool's bound, within 10 %, whatever the users
-            assert r["throughput"] >= 0.9 * r["bound"], r
+        assert r["throughput"] > 0, r
     top = max(r["users"] for r in rows)
     none = next(r for r in rows if r["run"] == "none" and r["users"] == top)
     sem = next(r for r in rows if r["run"] == "semaphore" and r["users"] == top)
-    assert none["timeouts"] > 0, none  # unguarded, the users beyond the pool wait in it until they time out
+    # a fair Semaphore(P) lets at most P users ask the pool, so none waits in HikariCP's queue or times out there
     assert sem["timeouts"] == 0 and sem["usersWithoutQuery"] == 0, sem
-    assert sem["poolWaitMeanMs"] < 5, sem  # nobody waits in HikariCP's queue: the wait moved to the semaphore
-    assert sem["throughput"] == pytest.approx(none["throughput"], rel=0.10), (sem, none)
+    assert sem["poolWaitMeanMs"] < 5, sem
     db = data["database"]
-    report(f"07 pool cap at {top} users: {none['ratioToBound']:.3f} x {pool} / {q:.3f} s ({db['version']},"
-           f" {db['kind']}); no guard: {100 * none['timeoutShare']:.0f} % of attempts timed out ({none['timeouts']}),"
-           f" {none['usersWithoutQuery']} of {top} users got no query done; semaphore: {sem['timeouts']} timeouts at"
-           f" {sem['throughput'] / none['throughput']:.2f} x the unguarded throughput")
+    report(f"07 pool cap at {top} users ({db['version']}, {db['kind']}): unguarded {ratio(j['pool-caps'])} {pool} /"
+           f" {q:.3f} s, {100 * none['timeoutShare']:.0f} % of attempts timed out, {none['usersWithoutQuery']} of {top}"
+           f" users got no query done; timed out where the mean wait was predicted under the timeout"
+           f" {ratio(j['timeouts-under-the-mean'])}; the burst in the pool's queue / (U - P)"
+           f" {ratio(j['burst-reaches-the-pool'])}; semaphore / unguarded {ratio(j['semaphore-keeps-throughput'])},"
+           f" {sem['timeouts']} timeouts")
 
 
 def test_07_a_bulkhead_keeps_the_fast_queries_at_their_bound(chapter_07_ran):
+    j = judged(chapter_07_ran, "07-pool-cap")
     data = latest_result(chapter_07_ran, "07-pool-cap")["data"]
     levels = {l["run"]: l for l in data["bulkhead"]}
     b, m = levels["bulkhead"], levels["mixed"]
-    for l in (b, m):
-        assert l["throughput"] <= l["ceiling"] * 1.001 and l["slowThroughput"] <= l["slowCeiling"] * 1.001, l
-    assert b["timeouts"] == 0 and b["slowTimeouts"] == 0 and b["throughput"] >= 0.9 * b["bound"], b
-    report(f"07 bulkhead, fast queries next to {b['slowUsers']} slow users: {b['ratioToBound']:.3f} x their bound,"
-           f" 0 timeouts; without it {m['ratioToBound']:.3f} x with {m['timeouts'] + m['slowTimeouts']} timeouts")
+    for l in (b, m):  # the slow calls' Little's-law ceiling (the fast ones' is a declared limit)
+        assert l["slowThroughput"] <= l["slowCeiling"] * 1.001, l
+    # the bulkhead turns a slow call away after a short wait and leaves the fast users their half of the pool
+    assert b["timeouts"] == 0 and b["slowTimeouts"] == 0, b
+    report(f"07 bulkhead, fast queries next to {b['slowUsers']} slow users: {ratio(j['bulkhead-keeps-fast'])} their"
+           f" bound, 0 timeouts; without it {m['ratioToBound']:.3f} x with {m['timeouts'] + m['slowTimeouts']} timeouts")
 
 
 def test_07_a_pool_per_request_leaks_its_threads(chapter_07_ran):
+    j = assert_judged(chapter_07_ran, "07-parallel-writes")
     rows = {r["mode"]: r for r in latest_result(chapter_07_ran, "07-parallel-writes")["data"]}
     v, leak, closed = rows["virtual"], rows["fixed-leak"], rows["fixed-closed"]
     for r in rows.values():
-        # the bound's CPU side is CPU time read in 10 ms ticks from this JVM and every database process: an estimate
-        assert r["requests"] > 0 and r["throughput"] <= 1.10 * r["bound"], r
-    # a fixed pool starts a thread per task and never ends one without shutdown(): 3 more per request
-    assert leak["liveThreadsAfter"] >= 3 * leak["requests"], leak
-    assert v["liveThreadsAfter"] < 0.1 * leak["liveThreadsAfter"] and closed["liveThreadsAfter"] < 0.1 * leak[
-        "liveThreadsAfter"], rows
-    report(f"07 JDK 25 post's parallel writes: live threads after, leaking pool / virtual executor ="
-           f" {leak['liveThreadsAfter'] / v['liveThreadsAfter']:,.0f} x ({leak['liveThreadsAfter']:,} vs"
-           f" {v['liveThreadsAfter']}; the post 2,981 vs 38); throughput virtual / leaking ="
-           f" {v['throughput'] / leak['throughput']:.2f} x (the post 1.35); ratios to the lower bound {v['ratioToBound']:.2f}"
-           f" / {leak['ratioToBound']:.2f} / {closed['ratioToBound']:.2f}")
+        assert r["requests"] > 0 and r["requestsStarted"] >= r["requests"], r
+    report(f"07 JDK 25 post's parallel writes: threads left behind per request / 3 {ratio(j['leak-per-request'])}"
+           f" ({leak['liveThreadsAfter']:,} live threads vs {v['liveThreadsAfter']}; the post 2,981 vs 38); with the"
+           f" pools closed / never shut down {ratio(j['gap-with-pools-closed'])}; throughput virtual / leaking"
+           f" {ratio(j['virtual-faster'])} (the post 1.35); CPU per request closed pools / virtual"
+           f" {ratio(j['closed-pools-cost-cpu'])}; ratios to the lower bound {v['ratioToBound']:.2f} /"
+           f" {leak['ratioToBound']:.2f} / {closed['ratioToBound']:.2f}")
+
+
+def test_07_the_reactive_driver_sits_at_the_pool_like_jdbc(chapter_07_ran):
+    if not list((chapter_07_ran / "07-reactive-driver").glob("*.json")):
+        pytest.skip("no PostgreSQL for R2DBC in this run (the notebook said so in one line)")
+    j = assert_judged(chapter_07_ran, "07-reactive-driver")
+    rows = {(r["driver"], r["workload"]): r for r in latest_result(chapter_07_ran, "07-reactive-driver")["data"]}
+    assert rows[("jdbc", "wait")]["virtualThreads"] == rows[("jdbc", "wait")]["users"], rows
+    assert rows[("r2dbc", "wait")]["virtualThreads"] == 0, rows
+    report(f"07 reactive driver: R2DBC / JDBC on pg_sleep {ratio(j['same-on-the-wait'])}, on SELECT 1"
+           f" {ratio(j['far-more-on-select-1'])}; the closest to the pool's ceiling {ratio(j['under-the-pool'])}")
 
 
 def test_07_the_structured_fan_out_cancels_its_siblings(chapter_07_ran):
     if preview_skip("structured-fanout"):  # the notebook said so in one line and skipped it
         pytest.skip(preview_skip("structured-fanout"))
+    j = assert_judged(chapter_07_ran, "07-structured-fanout")
     rows = {r["impl"]: r for r in latest_result(chapter_07_ran, "07-structured-fanout")["data"]}
     s, f, c = rows["structured"], rows["futures"], rows["futures-cancel"]
-    assert s["siblingRowsWritten"] == 0 and s["elapsedOverSleep"] < 0.25, s
-    assert f["elapsedOverSleep"] >= 1.0 and f["siblingRowsWritten"] == f["siblingRowsPossible"] > 0, f
-    assert c["elapsedOverSleep"] < 0.25 and c["siblingRowsWritten"] > 0, c  # cancel(true) interrupts nothing
-    report(f"07 structured fan-out, one insert fails: the scope answers after {s['elapsedOverSleep']:.3f} x the"
-           f" siblings' sleep with 0 of {s['siblingRowsPossible']} sibling rows written; allOf after"
-           f" {f['elapsedOverSleep']:.3f} x with {f['siblingRowsWritten']}; cancel(true) after"
-           f" {c['elapsedOverSleep']:.3f} x, yet {c['siblingRowsWritten']} written")
+    # allOf waits for every sibling, and every sibling writes its row
+    assert f["siblingRowsWritten"] == f["siblingRowsPossible"] > 0, f
+    report(f"07 structured fan-out, one insert fails: the scope answers after {ratio(j['scope-answers-at-once'])} the"
+           f" siblings' sleep with {s['siblingRowsWritten']} of {s['siblingRowsPossible']} sibling rows written; allOf"
+           f" after {ratio(j['all-of-waits'])}; cancel(true) after {ratio(j['cancel-answers-at-once'])}, yet"
+           f" {c['siblingRowsWritten']} written")
 
 
 def test_07_a_scoped_value_holds_less_heap_than_thread_local_copies(chapter_07_ran):
+    j = assert_judged(chapter_07_ran, "07-scoped-values")
     data = latest_result(chapter_07_ran, "07-scoped-values")["data"]
     heap = {r["mode"]: r for r in data["rows"]}
-    n, copy = data["threads"], data["copyBoundBytes"]
-    tl, sv, none = heap["threadlocal"], heap["scopedvalue"], heap["none"]
-    assert sv["heapUsedMb"] < tl["heapUsedMb"], heap
-    # each copy holds at least its own bytes, on top of what the parked thread itself costs
-    assert (tl["heapUsedMb"] - none["heapUsedMb"]) * 1e6 >= 0.95 * n * copy, (heap, n, copy)
-    report(f"07 ScopedValue at {n:,} threads: {sv['heapUsedMb'] / tl['heapUsedMb']:.2f} x the ThreadLocal heap"
-           f" ({sv['heapUsedMb']:.0f} vs {tl['heapUsedMb']:.0f} MB); a copy {tl['bytesPerThread'] - none['bytesPerThread']:,.0f}"
-           f" B per thread over the control = {(tl['bytesPerThread'] - none['bytesPerThread']) / copy:.2f} x its own {copy:,.0f} B")
+    n = data["threads"]
+    assert set(heap) == {"none", "scopedvalue", "threadlocal"}, heap
+    report(f"07 ScopedValue at {n:,} threads: heap per thread over the control, a ThreadLocal copy / its own bytes"
+           f" {ratio(j['a-copy-per-thread'])}, a ScopedValue binding / a copy {ratio(j['binding-costs-less'])}"
+           f" ({heap['scopedvalue']['heapUsedMb']:.0f} vs {heap['threadlocal']['heapUsedMb']:.0f} MB)")
 
 
 # ----------------------------------------------------------------------------- chapter 08: machines compared

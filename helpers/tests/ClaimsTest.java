@@ -29,10 +29,10 @@ public class ClaimsTest {
 
     @Test
     void aClaimWhoseExperimentDidNotRunHasNoVerdict(@TempDir Path empty) {
-        var claim = new Claims.Claim("pr-4", "vt-http-pr", "06", "06-pull-request", "6.4 x", "a rule", "");
+        var claim = new Claims.Claim("pr-15", "vt-http-pr", "04", "04-cpu-endpoint", "nothing for CPU work", "a rule", "");
         var d = Claims.decide(List.of(claim), empty).get(0);
         assertEquals(Claims.Verdict.NOT_RUN, d.verdict());
-        assertTrue(d.numbers().isEmpty() && d.because().contains("06-pull-request"), d.toString());
+        assertTrue(d.numbers().isEmpty() && d.because().contains("04-cpu-endpoint"), d.toString());
         var declared = new Claims.Claim("pr-1", "vt-http-pr", "01", "01-sleep-endpoint", "8.2 x", "a rule", "");
         var n = Claims.decide(List.of(declared), empty).get(0);
         assertEquals(Claims.Verdict.NOT_RUN, n.verdict());
@@ -41,11 +41,11 @@ public class ClaimsTest {
 
     @Test
     void aVerdictNamesItselfAndKeepsItsNumbersAndBandForThePage() {
-        var d = Claims.decide("pr-4", Map.of("Tomcat 50", 1141.0, "virtual threads", 177.0));
+        var d = Claims.decide("sem-2", Map.of("platform", 19900.0, "virtual", 5300.0));
         assertEquals(Claims.Verdict.CONFIRMED, d.verdict());
-        assertTrue(d.sentence().startsWith("**pr-4: confirmed**") && d.sentence().contains("6.45 x"), d.sentence());
-        assertEquals("pr-4", d.outcome().values().get("claim"));
-        assertEquals(6.4 / 1.25, (double) d.outcome().values().get("confirmFrom"), 1e-9);
+        assertTrue(d.sentence().startsWith("**sem-2: confirmed**") && d.sentence().contains("3.75 x"), d.sentence());
+        assertEquals("sem-2", d.outcome().values().get("claim"));
+        assertEquals(3.8 / 1.25, (double) d.outcome().values().get("confirmFrom"), 1e-9);
     }
 
     @Test

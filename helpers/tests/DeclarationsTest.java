@@ -97,7 +97,7 @@ public class DeclarationsTest {
         return new EndpointLoad.SleepRun(mode.equals("pool") ? "platform-pool-" + threads : "virtual", mode,
                 mode.equals("pool") ? threads : 0, users, sleepMs, throughput, bound, Double.NaN, meanMs,
                 Math.max(sleepMs, users / bound * 1000), Double.NaN, sleepMs + 0.2, meanMs * 1.1, meanMs * 1.3, 5, 0,
-                60, 20, 200, 40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound);
+                60, 20, 200, 40, 0.05, users, 3, throughput * 0.01, meanMs * 0.01, cpuBound, Double.NaN);
     }
 
     @Test
@@ -119,7 +119,7 @@ public class DeclarationsTest {
         double little = OrderSweep.littleBound(impl, users, 200);
         return new OrderSweep.Row(impl, users, throughput, little, cpuBound, throughput / Math.min(little, cpuBound),
                 users / throughput * 1000, 110, 150, 200, 0, 300, 80, Double.NaN, 0.05, 200, 100, threads, Double.NaN,
-                3, throughput / cpuBound, throughput * 0.01, 1);
+                3, throughput / cpuBound, throughput * 0.01, 1, 1.5);
     }
 
     @Test
@@ -168,5 +168,229 @@ public class DeclarationsTest {
                 // a reactive chain run with its debug hooks keeps the whole path
                 List.of(new OrderSweep.TraceCount("blocking, virtual threads", 40, 4, "stock <- stockService"),
                         new OrderSweep.TraceCount("reactive", 90, 4, "stock <- stockServiceReactive"))));
+    }
+
+    // ------------------------------------------------------------------------------------------ chapter 06
+
+    /**
+     * A Spring run: "Tomcat N" or "virtual threads" at {@code users} on an endpoint that waits {@code service} s (NaN:
+     * it computes), with its figures' spreads at 1 % and 2 cores.
+     */
+    static SpringLoad.SpringRow spring(String experiment, String mode, int users, double service, double throughput,
+                                       double meanMs, double p99Ms, double maxMs, double sdMs, double minMs,
+                                       double serverCpuUs, double cpuBound, long errors) {
+        boolean virtual = mode.startsWith("virtual");
+        int threads = virtual ? users : Integer.parseInt(mode.substring("Tomcat ".length()));
+        double bound = Double.isNaN(service) ? cpuBound : Math.min(users, threads) / service;
+        double cores = throughput * serverCpuUs / 1e6;
+        return new SpringLoad.SpringRow(experiment, mode, users, throughput, bound, throughput / bound, meanMs, minMs,
+                maxMs, sdMs, p99Ms, errors, serverCpuUs, virtual ? 14 : threads + 11, Double.isNaN(service) ? 2 : 3,
+                service, 50, throughput / cpuBound, throughput * 0.01, meanMs * 0.01, p99Ms * 0.01, maxMs * 0.01,
+                sdMs * 0.01, serverCpuUs * 0.01, cores, cores * 0.01, 0.05, cpuBound, 2, virtual ? 1 : 0,
+                virtual ? 1 : 0);
+    }
+
+    static SpringLoad.SpringRow sleep100(String mode, double throughput, double meanMs, double p99Ms, double maxMs,
+                                         double sdMs, double minMs, double cpuBound, long errors) {
+        return spring("pr", mode, 500, 0.1, throughput, meanMs, p99Ms, maxMs, sdMs, minMs, 400, cpuBound, errors);
+    }
+
+    @Test
+    void pullRequest() {
+        shownBothWays(SpringLoad.PR_EXPECTED, List.of(
+                // the pull request's laptop: Tomcat 50 at its bound, virtual threads far above with cores to spare
+                List.of(sleep100("Tomcat 50", 495, 1000, 1100, 1141, 197, 100.2, 20_000, 0),
+                        sleep100("virtual threads", 4600, 105, 150, 177, 9.8, 100.1, 20_000, 0)),
+                // a busy machine: the pool short of its bound and failing a few; virtual threads CPU-bound, queued for
+                // the CPU with a long tail
+                List.of(sleep100("Tomcat 50", 300, 1600, 1485, 1600, 150, 100.5, 1_600, 3),
+                        sleep100("virtual threads", 1565, 320, 2771, 3000, 400, 100.3, 1_600, 0)),
+                // virtual threads short of the source's gain with cores to spare; every pooled request queued
+                List.of(sleep100("Tomcat 50", 495, 1000, 1100, 1141, 197, 950, 20_000, 0),
+                        sleep100("virtual threads", 1000, 500, 900, 1000, 150, 100.1, 20_000, 0))));
+    }
+
+    static SpringLoad.SpringRow oneSecond(String mode, double throughput, double cpuBound, double onVirtual,
+                                          double async, int cores) {
+        SpringLoad.SpringRow r = spring("jpa-blog", mode, 200, 1.0, throughput, 200 / throughput * 1000,
+                2000, 2100, 50, 1000.2, 900, cpuBound, 0);
+        return new SpringLoad.SpringRow(r.experiment(), r.mode(), r.users(), r.throughput(), r.bound(),
+                r.ratioToBound(), r.meanMs(), r.minMs(), r.maxMs(), r.stdDevMs(), r.p99Ms(), r.errors(),
+                r.serverCpuUsPerRequest(), r.serverLiveThreads(), 5, r.serviceSeconds(), r.clientCpuUsPerRequest(),
+                r.cpuUtilisation(), r.throughputSpread(), r.meanMsSpread(), r.p99MsSpread(), r.maxMsSpread(),
+                r.stdDevMsSpread(), r.serverCpuUsSpread(), r.serverCores(), r.serverCoresSpread(), r.otherCpuCores(),
+                r.cpuBound(), cores, onVirtual, async);
+    }
+
+    @Test
+    void jdk25Post() {
+        List<SpringLoad.ActuatorRow> actuator = List.of(new SpringLoad.ActuatorRow("Tomcat 10", 22, 80, 3),
+                new SpringLoad.ActuatorRow("virtual threads", 15, 70, 3));
+        shownBothWays(SpringLoad.POST_EXPECTED, List.of(
+                new SpringLoad.PostRuns(List.of(oneSecond("Tomcat 10", 9.9, 20_000, 0, 0, 2),
+                        oneSecond("virtual threads", 199, 20_000, 1, 1, 2)), actuator),
+                // a Spring that ignored the property, a pool short of its 10 threads
+                new SpringLoad.PostRuns(List.of(oneSecond("Tomcat 10", 5, 20_000, 0, 0, 2),
+                        oneSecond("virtual threads", 5.2, 20_000, 0, 0, 2)), actuator),
+                // a big machine: the small-server claim can't be tested there
+                new SpringLoad.PostRuns(List.of(oneSecond("Tomcat 10", 9.9, 20_000, 0, 0, 16),
+                        oneSecond("virtual threads", 199, 20_000, 1, 1, 16)), actuator)));
+    }
+
+    static List<SpringLoad.SpringRow> seminar(double ioPool, double ioVirtual, double ioVirtualCpuBound,
+                                              double cpuPool, double cpuPoolUs, double cpuVirtual, double cpuVirtualUs) {
+        return List.of(spring("io", "Tomcat 200", 100, 0.2, 495, 202, 240, 260, 5, 200.1, 900, 20_000, 0),
+                spring("io", "Tomcat 200", 1000, 0.2, ioPool, 1000 / ioPool * 1000, 1100, 1200, 80, 200.1, 900,
+                        20_000, 0),
+                spring("io", "virtual threads", 100, 0.2, 495, 202, 230, 250, 5, 200.1, 900, 20_000, 0),
+                spring("io", "virtual threads", 1000, 0.2, ioVirtual, 1000 / ioVirtual * 1000, 400, 500, 40, 200.1,
+                        900, ioVirtualCpuBound, 0),
+                spring("cpu", "Tomcat 200", 20, Double.NaN, cpuPool, 20 / cpuPool * 1000, 80, 90, 10, 5, cpuPoolUs,
+                        cpuPool, 0),
+                spring("cpu", "Tomcat 200", 200, Double.NaN, cpuPool, 200 / cpuPool * 1000, 800, 900, 100, 5,
+                        cpuPoolUs, cpuPool, 0),
+                spring("cpu", "virtual threads", 20, Double.NaN, cpuVirtual, 20 / cpuVirtual * 1000, 80, 90, 10, 5,
+                        cpuVirtualUs, cpuVirtual, 0),
+                spring("cpu", "virtual threads", 200, Double.NaN, cpuVirtual, 200 / cpuVirtual * 1000, 800, 900, 100,
+                        5, cpuVirtualUs, cpuVirtual, 0));
+    }
+
+    @Test
+    void seminarTest2() {
+        shownBothWays(SpringLoad.SEMINAR_EXPECTED, List.of(
+                // the write-up's shape: Tomcat at its bound, virtual threads 4.5 x; on /cpu each request costs the
+                // virtual server 5 % more CPU
+                seminar(990, 4500, 20_000, 300, 6000, 300, 6300),
+                // a pool short of its bound, virtual threads hardly ahead with cores to spare; on /cpu the virtual
+                // server spends less per request
+                seminar(600, 700, 20_000, 300, 6000, 280, 5600),
+                // the quick profile on 2 busy cores: virtual threads held by the CPU
+                seminar(990, 1500, 1_550, 300, 6000, 210, 6050)));
+    }
+
+    @Test
+    void frameworkCost() {
+        shownBothWays(SpringLoad.FRAMEWORK_EXPECTED, List.of(
+                List.of(new SpringLoad.FrameworkCost("virtual threads", "JDK HttpServer", 4900, 0.98, 150, 12, Double.NaN),
+                        new SpringLoad.FrameworkCost("virtual threads", "Spring Boot", 4600, 0.92, 600, 15, 6)),
+                // a framework leaner than the plain server it is compared with
+                List.of(new SpringLoad.FrameworkCost("virtual threads", "JDK HttpServer", 4900, 0.98, 150, 12, Double.NaN),
+                        new SpringLoad.FrameworkCost("virtual threads", "Spring Boot", 4900, 0.98, 100, 15, 1))));
+    }
+
+    static OrderSweep.Row springOrder(String impl, double throughput, double meanMs, double p99Ms, double rssMb,
+                                      double serverCpuUs) {
+        double little = OrderSweep.littleBound(impl, 200, 200), cpuBound = throughput * 1.02;
+        return new OrderSweep.Row(impl, 200, throughput, little, cpuBound, throughput / Math.min(little, cpuBound),
+                meanMs, 110, p99Ms, p99Ms * 1.5, 0, serverCpuUs, 400, 300, 0.05, rssMb, 100, 14, Double.NaN, 2,
+                throughput / cpuBound, throughput * 0.01, meanMs * 0.01, p99Ms * 0.01);
+    }
+
+    @Test
+    void mvcVsWebflux() {
+        shownBothWays(OrderSweep.SPRING_EXPECTED, List.of(
+                List.of(springOrder("virtual", 600, 330, 500, 90, 800), springOrder("reactive", 650, 310, 450, 80, 600),
+                        springOrder("spring-mvc-virtual", 220, 909, 1200, 250, 3000),
+                        springOrder("spring-webflux", 230, 870, 900, 180, 2600)),
+                // WebFlux behind, slower on average, with the shorter tail on MVC's side and more memory; a Spring
+                // cheaper than the HttpServer
+                List.of(springOrder("virtual", 600, 330, 500, 90, 800), springOrder("reactive", 650, 310, 450, 80, 600),
+                        springOrder("spring-mvc-virtual", 230, 870, 900, 250, 700),
+                        springOrder("spring-webflux", 200, 1000, 1000, 260, 2600))));
+    }
+
+    // ------------------------------------------------------------------------------------------ chapter 07
+
+    /** One S23 level: pool 10, 50 ms queries, a 2 s window counted in quarter seconds (1 % apart). */
+    static Backpressure.Level level(String run, int fastUsers, int slowUsers, double fastThroughput, long timeouts,
+                                    int poolWaiters) {
+        double w = 2, q = 0.05;
+        long ok = Math.round(fastThroughput * w);
+        long[] slices = new long[8];
+        for (int i = 0; i < 8; i++) slices[i] = Math.round(ok / 8.0 * (i % 2 == 0 ? 1.01 : 0.99));
+        Backpressure.Stats f = new Backpressure.Stats(ok, timeouts, 0, 0, null, 5, 20, 1, 5, 60,
+                timeouts > 0 ? fastUsers / 2 : 0, slices);
+        Backpressure.Stats s = new Backpressure.Stats(slowUsers > 0 ? 20 : 0, 0, 0, 0, null, 1, 2, 1, 2, 500, 0,
+                new long[8]);
+        boolean mixed = run.equals("mixed") || run.equals("bulkhead");
+        return Backpressure.Level.of(run, fastUsers, slowUsers, 10, q, 10 * q, w, f, s, Math.min(fastUsers, 10),
+                mixed ? Math.min(slowUsers, run.equals("bulkhead") ? 5 : 10) : 0, poolWaiters, 0);
+    }
+
+    static Backpressure.PoolCapRun poolCap(double atTop, long timeoutsAt50, int waitersAtTop, double semaphore,
+                                           double bulkheadFast) {
+        return new Backpressure.PoolCapRun(10, 50, 500, new Backpressure.DatabaseInfo("postgresql-embedded", "17"),
+                List.of(level("none", 5, 0, 97, 0, 0), level("none", 10, 0, 196, 0, 0),
+                        level("none", 50, 0, 190, timeoutsAt50, 38), level("none", 200, 0, atTop, 700, waitersAtTop),
+                        level("semaphore", 200, 0, semaphore, 0, 0)),
+                List.of(level("mixed", 5, 200, 60, 30, 190), level("bulkhead", 5, 200, bulkheadFast, 0, 0)));
+    }
+
+    @Test
+    void poolCap() {
+        shownBothWays(Backpressure.POOL_EXPECTED, List.of(
+                poolCap(198, 300, 185, 197, 98),
+                // a fair pool: nobody waits past the mean; users held back before the pool (a thread cap); a slow
+                // semaphore and a bulkhead that starves the fast queries
+                poolCap(150, 0, 40, 100, 60)));
+    }
+
+    static Backpressure.WriteRow writes(String mode, double throughput, int liveAfter, long started, double cpuMs,
+                                        double heapMb) {
+        return new Backpressure.WriteRow(mode, throughput, throughput * 1.1, 0.9, 20, 80, Math.round(throughput * 2),
+                liveAfter, liveAfter, cpuMs, heapMb, false, 250_000, 0.9, started, throughput * 0.01, heapMb * 0.8);
+    }
+
+    @Test
+    void parallelWrites() {
+        shownBothWays(Backpressure.WRITES_EXPECTED, List.of(
+                List.of(writes("virtual", 8300, 15, 16_600, 0.2, 200), writes("fixed-leak", 880, 5715, 1900, 1.7, 250),
+                        writes("fixed-closed", 900, 16, 1800, 1.8, 170)),
+                // the post's reading: platform threads that stay after their pools close; a JDK that reclaims pools
+                // never shut down; virtual threads no faster and no cheaper
+                List.of(writes("virtual", 150, 38, 300, 0.2, 200), writes("fixed-leak", 156, 900, 1900, 0.2, 75),
+                        writes("fixed-closed", 150, 3000, 1800, 0.15, 170))));
+    }
+
+    static ReactiveDriver.Row driver(String driver, String workload, double throughput, double clientUs) {
+        boolean waits = workload.equals("wait");
+        double bound = waits ? 500 : Double.NaN, ceiling = waits ? 510 : Double.NaN;
+        return new ReactiveDriver.Row(driver, workload, 50, 10, waits ? 20 : 0, Math.round(throughput), throughput,
+                bound, ceiling, throughput / bound, clientUs, 30, 0.9, driver.equals("jdbc") ? 20 : 12,
+                driver.equals("jdbc") ? 50 : 0, throughput * 0.01);
+    }
+
+    @Test
+    void reactiveDriver() {
+        shownBothWays(ReactiveDriver.EXPECTED, List.of(
+                List.of(driver("jdbc", "wait", 490, 40), driver("r2dbc", "wait", 485, 60),
+                        driver("jdbc", "select1", 10_000, 40), driver("r2dbc", "select1", 16_000, 25)),
+                List.of(driver("jdbc", "wait", 490, 40), driver("r2dbc", "wait", 300, 60),
+                        driver("jdbc", "select1", 22_499, 40), driver("r2dbc", "select1", 4_337, 150))));
+    }
+
+    static Backpressure.FanOutRow fan(String impl, double elapsedMs, int written) {
+        return new Backpressure.FanOutRow(impl, elapsedMs, elapsedMs / 500, written, 4, "{}", 500, elapsedMs * 0.02);
+    }
+
+    @Test
+    void structuredFanOut() {
+        shownBothWays(Backpressure.FAN_OUT_EXPECTED, List.of(
+                List.of(fan("structured", 5, 0), fan("futures-cancel", 5, 4), fan("futures", 510, 4)),
+                // a scope whose siblings ignore the interrupt, and a cancel that stops them before they write
+                List.of(fan("structured", 300, 2), fan("futures-cancel", 300, 0), fan("futures", 510, 4))));
+    }
+
+    static Backpressure.ScopedRun scoped(double threadLocalBytes, double scopedBytes) {
+        return new Backpressure.ScopedRun(100_000, 1040, List.of(new Backpressure.HeapRow("none", 74, 740),
+                new Backpressure.HeapRow("scopedvalue", 74 + 0.1 * (scopedBytes - 740), scopedBytes),
+                new Backpressure.HeapRow("threadlocal", 74 + 0.1 * (threadLocalBytes - 740), threadLocalBytes)));
+    }
+
+    @Test
+    void scopedValues() {
+        shownBothWays(Backpressure.SCOPED_EXPECTED, List.of(scoped(1990, 1200),
+                // a ThreadLocal whose initial value is one shared object; a binding that copies
+                scoped(1040, 1640)));
     }
 }

@@ -1,7 +1,10 @@
 package unpinned.chapters;
 
 import unpinned.core.Bounds;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
 import unpinned.core.Experiment;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.Protocol;
 import unpinned.core.Published;
@@ -67,8 +70,19 @@ public final class Backpressure {
                         Double slowQuerySeconds, Double slowThroughput, Double slowBound, Double slowCeiling,
                         Double slowRatioToBound, Long slowQueries, Long slowTimeouts, Long slowRejected,
                         Double slowWaitMeanMs, Double slowLatencyMeanMs, Integer slowUsersWithoutQuery,
-                        double poolBusy, int poolWaitersMax, int permitWaitersMax, String firstError)
+                        double poolBusy, int poolWaitersMax, int permitWaitersMax, String firstError,
+                        double throughputSpread)
             implements Measurement.Measured {
+        /** Queries per second with their 95 % interval over the window's quarter seconds. */
+        public Figure rate() {
+            return Figure.of(throughput, throughputSpread, "quarter seconds of the window");
+        }
+
+        /** The wait for a connection the chapter predicts when users take turns: U q / P - q (0 up to P users). */
+        public double predictedWaitMs() {
+            return Math.max(0, (double) fastUsers * querySeconds * 1e3 / pool - querySeconds * 1e3);
+        }
+
         @Override
         public List<Measurement> measurements() {
             List<Measurement> m = new ArrayList<>();
@@ -100,7 +114,8 @@ public final class Backpressure {
                     mixed ? s.ok() / w / slowBound : null, mixed ? s.ok() : null, mixed ? s.timeouts() : null,
                     mixed ? s.rejected() : null, mixed ? s.waitMeanMs() : null, mixed ? s.latencyMeanMs() : null,
                     mixed ? s.usersWithout() : null, (f.ok() * q + s.ok() * slowQ) / w / pool, poolWaitersMax,
-                    permitWaitersMax, f.firstError() != null ? f.firstError() : s.firstError());
+                    permitWaitersMax, f.firstError() != null ? f.firstError() : s.firstError(),
+                    f.rateFigure(w).halfWidth());
         }
 
         /** One line for the run's output. */
@@ -167,6 +182,16 @@ public final class Backpressure {
         public String firstError;
         int n;
         long[] waitNs = new long[16], poolWaitNs = new long[16], latencyNs = new long[16];
+        /** Queries ended in each quarter second of the window: the spread of its rate. */
+        long[] slices = new long[8];
+
+        /** A query that got its connection and ended {@code sinceWindowStart} ns into the window. */
+        public void record(long wait, long poolWait, long latency, long sinceWindowStart) {
+            record(wait, poolWait, latency);
+            int i = (int) (sinceWindowStart / SLICE_NANOS);
+            if (i >= slices.length) slices = Arrays.copyOf(slices, Math.max(2 * slices.length, i + 1));
+            slices[i]++;
+        }
 
         /** A query that got its connection: the wait (semaphore included), the wait in the pool, the latency. */
         public void record(long wait, long poolWait, long latency) {
@@ -189,14 +214,31 @@ public final class Backpressure {
         }
     }
 
+    /** The slices a window's rate is sampled in. */
+    static final long SLICE_NANOS = 250_000_000L;
+
     /** The tallies of one class of S23 users (fast or slow), added up. */
     public record Stats(long ok, long timeouts, long rejected, long errors, String firstError, double waitMeanMs,
                         double waitP99Ms, double poolWaitMeanMs, double poolWaitP99Ms, double latencyMeanMs,
-                        int usersWithout) {
+                        int usersWithout, long[] slices) {
+        /** The rate over a window of {@code w} seconds, with the spread of its whole quarter seconds. */
+        public Figure rateFigure(double w) {
+            int whole = (int) Math.floor(w * 1e9 / SLICE_NANOS + 1e-9);
+            if (slices == null || whole < 2) return Figure.single(ok / w);
+            double[] rates = new double[whole];
+            for (int i = 0; i < whole; i++) rates[i] = (i < slices.length ? slices[i] : 0) / (SLICE_NANOS / 1e9);
+            return Figure.samples(rates, "quarter seconds of the window").at(ok / w);
+        }
+
         public static Stats of(List<Tally> tallies) {
             long ok = 0, timeouts = 0, rejected = 0, errors = 0;
             String first = null;
             int n = 0, without = 0;
+            long[] slices = new long[0];
+            for (Tally t : tallies) {
+                if (t.slices.length > slices.length) slices = Arrays.copyOf(slices, t.slices.length);
+                for (int i = 0; i < t.slices.length; i++) slices[i] += t.slices[i];
+            }
             for (Tally t : tallies) {
                 if (t.ok == 0) without++;
                 ok += t.ok;
@@ -215,7 +257,7 @@ public final class Backpressure {
                 at += t.n;
             }
             return new Stats(ok, timeouts, rejected, errors, first, meanMs(wait), p99Ms(wait), meanMs(poolWait),
-                    p99Ms(poolWait), meanMs(latency), without);
+                    p99Ms(poolWait), meanMs(latency), without, slices);
         }
 
         static double meanMs(long[] ns) {
@@ -464,6 +506,75 @@ public final class Backpressure {
         }
     }
 
+    /**
+     * What chapter 07 keeps of the pool's experiments: the sizes, the unguarded levels and the semaphore's level
+     * ({@code rows}), and the mixed and bulkhead levels ({@code bulkhead}).
+     */
+    public record PoolCapRun(int pool, int queryMs, int timeoutMs, DatabaseInfo database, List<Level> rows,
+                             List<Level> bulkhead) implements Measurement.Measured {
+        @Override
+        public List<Measurement> measurements() {
+            return Stream.concat(rows.stream(), bulkhead.stream()).flatMap(l -> l.measurements().stream()).toList();
+        }
+
+        /** The level of {@code run} at its most users. */
+        public Level top(String run) {
+            return Stream.concat(rows.stream(), bulkhead.stream()).filter(l -> l.run().equals(run))
+                    .max(java.util.Comparator.comparingInt(Level::users))
+                    .orElseThrow(() -> new IllegalArgumentException("no '" + run + "' level"));
+        }
+
+        /**
+         * The unguarded level with the most users whose mean wait, predicted as if users took turns, is above 0 and
+         * under the timeout: where waiting could, or could not, reach the timeout. Null when no level is.
+         */
+        public Level underTheTimeout() {
+            return rows.stream().filter(l -> l.run().equals("none"))
+                    .filter(l -> l.predictedWaitMs() > 0 && l.predictedWaitMs() < timeoutMs)
+                    .max(java.util.Comparator.comparingInt(Level::users)).orElse(null);
+        }
+    }
+
+    /**
+     * What chapter 07 expects of the pool: no window past its ceiling; the pool, not the users, capping throughput;
+     * timeouts even where the mean wait stays under the timeout (users don't take turns in HikariCP's queue); the
+     * burst of users reaching the pool's queue unguarded; a semaphore in front keeping the throughput; and a bulkhead
+     * keeping the fast queries at their share of the pool.
+     */
+    public static final Expectations<PoolCapRun> POOL_EXPECTED = Expectations.<PoolCapRun>of("07-pool-cap")
+            .expect("under-the-ceiling", "the level closest to its ceiling", "min(U, P) / q over its window",
+                    d -> Figure.highest(Stream.concat(d.rows().stream(), d.bulkhead().stream()).toList(),
+                            l -> l.rate().over(l.ceiling())), Line.atMost(1.0)).limit()
+            .expect("pool-caps", "unguarded queries/s at the most users", "the pool's bound P / q",
+                    d -> d.top("none").rate().over(d.top("none").bound()), Line.atLeast(0.9))
+            .expect("timeouts-under-the-mean", "the share of attempts that timed out, unguarded, where the mean wait"
+                    + " was predicted under the timeout", "all attempts", d -> Figure.exact(d.underTheTimeout()
+                    .timeoutShare()), Line.atLeast(0.01)).claims("sem-23")
+            .untestableWhen(d -> d.underTheTimeout() == null ? "no unguarded level here has more users than"
+                    + " connections with a mean wait predicted under the timeout" : null)
+            .because(d -> String.format(Locale.ROOT, "at %,d users on %d connections the mean wait was predicted at %s"
+                            + " ms, (U - P) / P x q, against the %,d ms timeout; %,d of %,d attempts timed out and %,d"
+                            + " users got no query done", d.underTheTimeout().users(), d.pool(),
+                    Figure.number(d.underTheTimeout().predictedWaitMs()), d.timeoutMs(), d.underTheTimeout().timeouts(),
+                    d.underTheTimeout().timeouts() + d.underTheTimeout().queries(),
+                    d.underTheTimeout().usersWithoutQuery()))
+            .expect("burst-reaches-the-pool", "the most users waiting in the pool's queue at once, unguarded, at the"
+                    + " most users", "the users beyond its connections, U - P", d -> Figure.exact(d.top("none")
+                    .poolWaitersMax()).over(Math.max(1, d.top("none").users() - d.pool())), Line.atLeast(0.5))
+            .claims("sem-31")
+            .untestableWhen(d -> d.top("none").users() <= d.pool() ? "no level here has more users than connections"
+                    : null)
+            .expect("semaphore-keeps-throughput", "queries/s behind a Semaphore(P) at the most users",
+                    "the unguarded run's", d -> d.top("semaphore").rate().over(d.top("none").rate()), Line.atLeast(0.9))
+            .claims("sem-24")
+            .because(d -> String.format(Locale.ROOT, "behind the semaphore %,d attempts timed out (unguarded %,d) and"
+                            + " the queries waited %s ms in the pool's own queue: the wait moved in front of it",
+                    d.top("semaphore").timeouts(), d.top("none").timeouts(),
+                    Figure.number(d.top("semaphore").poolWaitMeanMs())))
+            .expect("bulkhead-keeps-fast", "the fast queries behind the bulkhead, next to the most slow users",
+                    "their bound (P/2) / q", d -> d.top("bulkhead").rate().over(d.top("bulkhead").bound()),
+                    Line.atLeast(0.9));
+
     // ---- S24: three inserts in parallel per request ---------------------------------------------------------------
 
     /** One mode of S24 as it reports it (each mode runs in a JVM of its own). */
@@ -474,7 +585,7 @@ public final class Backpressure {
                             boolean stoppedByGuard, String stoppedBy, double processCpuSeconds, double runCpuSeconds,
                             double heapUsedMb, double cpuMsPerRequest, double serverCpuMsPerRequest,
                             double otherCores, double connectionBound, double cpuBound, double bound,
-                            double boundRatio, String javaVersion) {
+                            double boundRatio, String javaVersion, double throughputSpread, double liveHeapMb) {
     }
 
     /** What S24 saves: the sizes and the modes by name. */
@@ -494,12 +605,18 @@ public final class Backpressure {
     public record WriteRow(String mode, double throughput, double bound, double ratioToBound, double meanMs,
                            double p99Ms, long requests, int liveThreadsAfter, int peakThreads, double cpuMsPerRequest,
                            double heapUsedMb, boolean stoppedByGuard, double connectionBound, double cpuUtilisation,
-                           long requestsStarted) implements Measurement.Measured {
+                           long requestsStarted, double throughputSpread, double liveHeapMb)
+            implements Measurement.Measured {
         static WriteRow of(WriteMode m) {
             return new WriteRow(m.mode(), m.throughput(), m.bound(), m.boundRatio(), m.meanMs(), m.p99Ms(),
                     m.requests(), m.liveThreads(), m.peakThreads(), m.cpuMsPerRequest(), m.heapUsedMb(),
                     m.stoppedByGuard(), m.connectionBound(), m.throughput() / m.cpuBound(), // share of free cores
-                    m.requestsStarted());
+                    m.requestsStarted(), m.throughputSpread(), m.liveHeapMb());
+        }
+
+        /** Requests per second with their 95 % interval over the window's quarter seconds. */
+        public Figure rate() {
+            return Figure.of(throughput, throughputSpread, "quarter seconds of the window");
         }
 
         @Override
@@ -515,6 +632,63 @@ public final class Backpressure {
             return List.of(rate, threads);
         }
     }
+
+    static WriteRow write(List<WriteRow> rows, String mode) {
+        return rows.stream().filter(r -> r.mode().equals(mode)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no " + mode + " run in " + rows.size() + " rows"));
+    }
+
+    // Live threads after a run beyond the virtual run's: what the run left behind
+    static long leftBehind(List<WriteRow> rows, String mode) {
+        return Math.max(0, write(rows, mode).liveThreadsAfter() - write(rows, "virtual").liveThreadsAfter());
+    }
+
+    /** Each fixed pool's task threads: one started per task (3 per request) until the pool's size. */
+    static final int THREADS_PER_REQUEST = 3;
+
+    /**
+     * What chapter 07 expects of the post's parallel writes: nothing past the connection pool's bound; a pool made
+     * per request and never shut down leaving the 3 threads its tasks started, every request; and the post's claims
+     * judged against the same run: throughput, what closing the pools does to the gap in threads, CPU and heap.
+     */
+    public static final Expectations<List<WriteRow>> WRITES_EXPECTED =
+            Expectations.<List<WriteRow>>of("07-parallel-writes")
+            .expect("under-the-pool", "the mode closest to the connection pool's bound",
+                    "connections / (3 x one insert's time)", rows -> Figure.highest(rows, r -> r.rate()
+                            .over(r.connectionBound())), Line.atMost(1.0)).limit()
+            .expect("virtual-faster", "the virtual executor's requests/s", "a new fixed pool per request's",
+                    rows -> write(rows, "virtual").rate().over(write(rows, "fixed-leak").rate()),
+                    Line.atLeast(1.35 / 1.25)).claims("jpa-4")
+            .because(rows -> String.format(Locale.ROOT, "CPU per request (this JVM and PostgreSQL): virtual %s ms,"
+                            + " leaking pools %s ms, closed pools %s ms", Figure.number(write(rows, "virtual")
+                            .cpuMsPerRequest()), Figure.number(write(rows, "fixed-leak").cpuMsPerRequest()),
+                    Figure.number(write(rows, "fixed-closed").cpuMsPerRequest())))
+            .expect("leak-per-request", "the leaking run's threads left behind per request it started",
+                    "the 3 threads each request's pool started", rows -> Figure.exact(leftBehind(rows, "fixed-leak"))
+                            .over(Math.max(1, write(rows, "fixed-leak").requestsStarted()) * THREADS_PER_REQUEST),
+                    Line.within(0.9, 1.1)).claims("jpa-5")
+            .because(rows -> String.format(Locale.ROOT, "%,d live threads after the leaking run, %,d after the virtual"
+                            + " one, %,d requests started", write(rows, "fixed-leak").liveThreadsAfter(),
+                    write(rows, "virtual").liveThreadsAfter(), write(rows, "fixed-leak").requestsStarted()))
+            .expect("gap-with-pools-closed", "the threads left behind with each pool closed after its request",
+                    "those left behind with the pools never shut down", rows -> Figure.exact(leftBehind(rows,
+                            "fixed-closed")).over(Math.max(1, leftBehind(rows, "fixed-leak"))), Line.atLeast(0.5))
+            .claims("jpa-6")
+            .expect("closed-pools-cost-cpu", "CPU per request with the pools closed", "the virtual executor's",
+                    rows -> Figure.single(write(rows, "fixed-closed").cpuMsPerRequest())
+                            .over(Figure.single(write(rows, "virtual").cpuMsPerRequest())), Line.atLeast(1.0))
+            .expect("leak-costs-cpu", "CPU per request with the leaking pools", "the virtual executor's",
+                    rows -> Figure.single(write(rows, "fixed-leak").cpuMsPerRequest())
+                            .over(Figure.single(write(rows, "virtual").cpuMsPerRequest())), Line.atLeast(1.05))
+            .claims("jpa-7")
+            .expect("leak-costs-heap", "heap the leaking run held on to (after a full GC)", "the virtual run's",
+                    rows -> Figure.single(write(rows, "fixed-leak").liveHeapMb())
+                            .over(Figure.single(write(rows, "virtual").liveHeapMb())), Line.atLeast(1.1))
+            .claims("jpa-8")
+            .because(rows -> String.format(Locale.ROOT, "%.0f vs %.0f MB live; before that GC, garbage included as the"
+                            + " post read it, %.0f vs %.0f MB", write(rows, "fixed-leak").liveHeapMb(),
+                    write(rows, "virtual").liveHeapMb(), write(rows, "fixed-leak").heapUsedMb(),
+                    write(rows, "virtual").heapUsedMb()));
 
     /** The JDK 25 post that wrote three rows in parallel per request (data/sources.md). */
     public static final String POST = "vt-jdk25-jpa-blog";
@@ -579,11 +753,24 @@ public final class Backpressure {
      * siblings, so their sleep is a time it can't beat (LOWER_TIME); the others have no bound.
      */
     public record FanOutRow(String impl, double elapsedMs, double elapsedOverSleep, int siblingRowsWritten,
-                            int siblingRowsPossible, String siblingFates, int slowMs)
+                            int siblingRowsPossible, String siblingFates, int slowMs, double elapsedSpread)
             implements Measurement.Measured {
         static FanOutRow of(String impl, FanOutImpl r, int slowMs) {
+            double spread = r.elapsedMsAll() == null || r.elapsedMsAll().size() < 2 ? Double.NaN
+                    : Figure.samples(r.elapsedMsAll().stream().mapToDouble(Double::doubleValue).toArray(),
+                    "requests").at(r.elapsedMs()).halfWidth();
             return new FanOutRow(impl, r.elapsedMs(), r.elapsedOverSleep(), r.siblingRowsWritten(),
-                    r.siblingRowsPossible(), String.valueOf(r.siblingFates()), slowMs);
+                    r.siblingRowsPossible(), String.valueOf(r.siblingFates()), slowMs, spread);
+        }
+
+        /** The time until the request failed, with its interval over the repeated requests. */
+        public Figure elapsed() {
+            return Figure.of(elapsedMs, elapsedSpread, "repeated requests");
+        }
+
+        /** The sibling rows written, over those that could have been. */
+        public Figure writtenShare() {
+            return Figure.exact(siblingRowsWritten).over(Math.max(1, siblingRowsPossible));
         }
 
         @Override
@@ -592,6 +779,31 @@ public final class Backpressure {
             return List.of(impl.equals("futures") ? m.bound(slowMs, Measurement.Bound.LOWER_TIME) : m);
         }
     }
+
+    static FanOutRow fan(List<FanOutRow> rows, String impl) {
+        return rows.stream().filter(r -> r.impl().equals(impl)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no implementation " + impl + " in " + rows.size() + " rows"));
+    }
+
+    /**
+     * What chapter 07 expects when one of three inserts fails at once and its siblings sleep first: allOf can't
+     * answer before the siblings' sleep; the scope answers at once and its interrupted siblings commit nothing;
+     * cancel(true) answers at once too, but interrupts nothing, so the siblings still write.
+     */
+    public static final Expectations<List<FanOutRow>> FAN_OUT_EXPECTED =
+            Expectations.<List<FanOutRow>>of("07-structured-fanout")
+            .expect("all-of-waits", "allOf's time to fail", "the siblings' sleep",
+                    rows -> fan(rows, "futures").elapsed().over(fan(rows, "futures").slowMs()), Line.atLeast(0.999)).limit()
+            .expect("scope-answers-at-once", "the scope's time to fail", "the siblings' sleep",
+                    rows -> fan(rows, "structured").elapsed().over(fan(rows, "structured").slowMs()), Line.atMost(0.25))
+            .expect("scope-writes-nothing", "sibling rows the scope let commit", "the rows its siblings could write",
+                    rows -> fan(rows, "structured").writtenShare(), Line.atMost(0))
+            .expect("cancel-answers-at-once", "cancel(true)'s time to fail", "the siblings' sleep",
+                    rows -> fan(rows, "futures-cancel").elapsed().over(fan(rows, "futures-cancel").slowMs()),
+                    Line.atMost(0.25))
+            .expect("cancel-still-writes", "sibling rows committed after cancel(true)",
+                    "the rows its siblings could write", rows -> fan(rows, "futures-cancel").writtenShare(),
+                    Line.atLeast(0.5));
 
     /**
      * Runs S25 (the three implementations) with {@code args}; on a course JDK other than 25 (its preview API), says so
@@ -651,6 +863,35 @@ public final class Backpressure {
     /** One mode's heap for the table. */
     public record HeapRow(String mode, double heapUsedMb, double bytesPerThread) {
     }
+
+    /** What chapter 07 keeps of S26: the parked threads, the floor of one copy, the control's and each mode's heap. */
+    public record ScopedRun(int threads, double copyBoundBytes, List<HeapRow> rows) {
+        public HeapRow row(String mode) {
+            return rows.stream().filter(r -> r.mode().equals(mode)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("no " + mode + " row in " + rows));
+        }
+
+        /** Heap per thread over the control's: what a mode's way of reaching the value costs a thread, bytes. */
+        public double overControl(String mode) {
+            return Math.max(0, row(mode).bytesPerThread() - row("none").bytesPerThread());
+        }
+    }
+
+    /**
+     * What chapter 07 expects of the per-thread caches: every live thread keeps a whole ThreadLocal copy of its own
+     * (at least the copy's own bytes each, over threads that touch nothing), while a ScopedValue's threads share one
+     * object and hold less than a copy each.
+     */
+    public static final Expectations<ScopedRun> SCOPED_EXPECTED = Expectations.<ScopedRun>of("07-scoped-values")
+            .expect("a-copy-per-thread", "heap per thread with a ThreadLocal copy, over threads that touch nothing",
+                    "one copy's own bytes", d -> Figure.single(d.overControl("threadlocal")).over(d.copyBoundBytes()),
+                    Line.atLeast(1.0)).claims("sem-25")
+            .because(d -> String.format(Locale.ROOT, "%,d parked threads: %.0f MB of heap with a copy each, %.0f MB"
+                            + " with a ScopedValue, %.0f MB touching nothing", d.threads(),
+                    d.row("threadlocal").heapUsedMb(), d.row("scopedvalue").heapUsedMb(), d.row("none").heapUsedMb()))
+            .expect("binding-costs-less", "heap per thread with a ScopedValue, over threads that touch nothing",
+                    "the same with a ThreadLocal copy", d -> Figure.single(d.overControl("scopedvalue"))
+                            .over(Figure.single(Math.max(1, d.overControl("threadlocal")))), Line.atMost(1.0));
 
     /** Runs S26 (the control, ScopedValue, ThreadLocal, each in its own JVM) with {@code args}. */
     public static Scoped runScoped(String... args) {

@@ -224,7 +224,6 @@ public final class Claims {
         return m;
     }
 
-    private static final String QUEUE = "on users per thread: the queue holds U / P - 1 services";
     private static final String JDK = "on the JDK: since JDK 24 (JEP 491) a thread in synchronized unmounts";
 
     static {
@@ -245,30 +244,6 @@ public final class Claims {
                         atMost(0.01)));
 
         // -------------------------------------------------------------------------------------- vt-http-pr
-        rule("pr-4", "06-pull-request", r -> r.pair("06-pull-request", "mode", "maxMs", "Tomcat 50", "virtual threads"),
-                v -> compare(v, "max latency", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
-                        atLeast(6.4 / 1.25, 1.1, "on the users and the pool size")));
-        rule("pr-5", "06-pull-request", r -> r.pair("06-pull-request", "mode", "stdDevMs", "Tomcat 50", "virtual threads"),
-                v -> compare(v, "latency std dev", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
-                        atLeast(20 / 1.25, 1.1, "on the users and the pool size")));
-        rule("pr-6", "06-pull-request", r -> r.pair("06-pull-request", "mode", "minMs", "Tomcat 50", "virtual threads"),
-                v -> compare(v, "min latency", "Tomcat 50", "Tomcat 50", "virtual threads", "virtual threads", "ms",
-                        within(1 / 1.1, 1.1)));
-        rule("pr-7", "06-pull-request", r -> r.pair("06-pull-request", "mode", "errors", "Tomcat 50", "virtual threads"),
-                v -> {
-                    double a = v.get("Tomcat 50"), b = v.get("virtual threads");
-                    return counted(a == 0 && b == 0 ? Verdict.CONFIRMED : Verdict.REFUTED, String.format(Locale.ROOT,
-                            "**This run:** %s errors on Tomcat 50, %s on virtual threads.", count(a), count(b)));
-                });
-        rule("pr-8", "06-pull-request", r -> vals("users", r.num("06-pull-request", "mode", "Tomcat 50", "users"),
-                        "errors", r.num("06-pull-request", "mode", "Tomcat 50", "errors")),
-                v -> {
-                    double users = v.get("users"), errors = v.get("errors");
-                    String text = String.format(Locale.ROOT, "**This run:** Tomcat 50 with %s users (150 is its 50 threads"
-                            + " + accept-count 100): %s errors.", count(users), count(errors));
-                    if (users <= 150) return counted(Verdict.DEPENDS, text).withBecause("on users: 150 or fewer ran");
-                    return counted(errors > 0 ? Verdict.CONFIRMED : Verdict.REFUTED, text);
-                });
         rule("pr-9", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
                         "rssBytesPerThread"), "stack", 1024.0 * 1024),
                 v -> share(v, "a platform thread's resident memory", "rss", "1 MiB", "stack", "B", atLeast(0.5)));
@@ -295,18 +270,7 @@ public final class Claims {
         rule("pr-15", "04-cpu-endpoint", r -> r.pair("04-cpu-endpoint", "server", "throughput", "virtual threads", "pool of 200"),
                 v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "the pool of 200",
                         "pool of 200", "req/s", atMost(1.10)));
-        rule("pr-16", "06-framework-cost", r -> vals(
-                        "virtual", r.num2("06-framework-cost", "server", "Spring Boot", "mode", "virtual threads", "throughput"),
-                        "tomcat", r.num2("06-framework-cost", "server", "Spring Boot", "mode", "Tomcat 50", "throughput")),
-                v -> compare(v, "Spring Boot throughput", "the property on", "virtual", "Tomcat 50", "tomcat", "req/s",
-                        atLeast(3, 1.1, "on users over threads")));
         rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
-        rule("pr-20", "07-pool-cap", r -> {
-                    JsonObject top = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
-                    return vals("throughput", num(top, "throughput"), "bound", num(top, "bound"));
-                },
-                v -> share(v, "unguarded queries", "throughput", "the pool's bound P / query time", "bound", "queries/s",
-                        atLeast(0.9)));
 
         // -------------------------------------------------------------------------------------- vt-seminar-blog
         rule("sem-1", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
@@ -322,38 +286,6 @@ public final class Claims {
                         "sleeps", r.num("03-context-switches", "kind", "platform", "minimumVoluntary")),
                 v -> share(v, "voluntary switches of the virtual run", "voluntary", "its blocking sleeps", "sleeps",
                         "switches", atMost(0.5)));
-        rule("sem-5", "06-seminar", r -> {
-                    JsonObject top = r.maxBy(r.rows("06-seminar", "experiment", "io", "mode", "Tomcat 200"), "users");
-                    return vals("tomcat", num(top, "throughput"), "bound", num(top, "bound"));
-                },
-                v -> share(v, "Tomcat 200 on the I/O endpoint", "tomcat", "its Little bound", "bound", "req/s",
-                        within(0.90, 1.03)));
-        rule("sem-6", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "throughput", "virtual threads", "Tomcat 200",
-                        "experiment", "io"),
-                v -> compare(v, "I/O endpoint throughput", "virtual threads", "virtual threads", "Tomcat 200", "Tomcat 200",
-                        "req/s", atLeast(4.6 / 1.25, 1.1, "on users: the lead is at most users / 200")));
-        rule("sem-7", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "meanMs", "Tomcat 200", "virtual threads",
-                        "experiment", "io"),
-                v -> compare(v, "I/O endpoint mean latency", "Tomcat 200", "Tomcat 200", "virtual threads",
-                        "virtual threads", "ms", atLeast(4.9 / 1.25, 1.1, QUEUE)));
-        rule("sem-8", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "throughput", "virtual threads", "Tomcat 200",
-                        "experiment", "cpu"),
-                v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "Tomcat 200",
-                        "Tomcat 200", "req/s", atMost(0.97, 1.03, "a tie within 3 %: this run's noise")));
-        rule("sem-9", "06-seminar", r -> {
-                    // a CPU bound is cores / CPU per request, so CPU per request = cores / bound
-                    Map<String, Double> b = r.atTopUsers("06-seminar", "mode", "bound", "virtual threads", "Tomcat 200",
-                            "experiment", "cpu");
-                    double cores = r.cores("06-seminar");
-                    return vals("virtual threads", 1e3 * cores / b.get("virtual threads"),
-                            "Tomcat 200", 1e3 * cores / b.get("Tomcat 200"), "users", b.get("users"));
-                },
-                v -> compare(v, "CPU per request on the CPU endpoint", "virtual threads", "virtual threads", "Tomcat 200",
-                        "Tomcat 200", "ms", atLeast(1.03, 0.97, "within 3 %")));
-        rule("sem-29", "06-seminar", r -> r.atTopUsers("06-seminar", "mode", "meanMs", "virtual threads", "Tomcat 200",
-                        "experiment", "cpu"),
-                v -> compare(v, "CPU endpoint mean latency", "virtual threads", "virtual threads", "Tomcat 200",
-                        "Tomcat 200", "ms", atLeast(1.03, 0.97, "a tie within 3 %: this run's noise")));
         rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
             String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
                     .orElseThrow(() -> new NotRun("no JDK measured"));
@@ -402,45 +334,8 @@ public final class Claims {
                     return share(v, "tasks run on another carrier than their spawner's", "stolenShare",
                             "the prediction (P - 1) / P", "predicted", "of the tasks", atLeast(0.5));
                 });
-        rule("sem-23", "07-pool-cap", r -> {
-                    JsonObject top = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
-                    return vals("users", num(top, "users"), "timeouts", num(top, "timeouts"), "share", num(top, "timeoutShare"));
-                },
-                v -> counted(v.get("timeouts") > 0 ? Verdict.CONFIRMED : Verdict.REFUTED, String.format(Locale.ROOT,
-                        "**This run:** unguarded, %s users: %s attempts timed out waiting for a connection (%.0f %%).",
-                        count(v.get("users")), count(v.get("timeouts")), 100 * v.get("share"))));
-        rule("sem-24", "07-pool-cap", r -> {
-                    JsonObject none = r.maxBy(r.rows("07-pool-cap", "run", "none"), "users");
-                    JsonObject sem = r.maxBy(r.rows("07-pool-cap", "run", "semaphore"), "users");
-                    return vals("semaphore", num(sem, "throughput"), "none", num(none, "throughput"),
-                            "timeouts", num(sem, "timeouts"));
-                },
-                v -> {
-                    Found f = compare(v, "throughput", "the semaphore", "semaphore", "no guard", "none", "queries/s",
-                            atLeast(0.9));
-                    return v.get("timeouts") > 0 ? with(f, Verdict.REFUTED, null) : f;
-                });
-        rule("sem-25", "07-scoped-values", r -> r.pair("07-scoped-values", "mode", "heapUsedMb", "threadlocal", "scopedvalue"),
-                v -> compare(v, "heap used", "ThreadLocal copies", "threadlocal", "a ScopedValue", "scopedvalue", "MB",
-                        atLeast(1.25, 1.05, "on how big each thread's copy is")));
 
         // -------------------------------------------------------------------------------------- vt-webflux-blog
-        rule("flux-1", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "throughput",
-                        "spring-webflux", "spring-mvc-virtual"),
-                v -> compare(v, "throughput", "WebFlux", "spring-webflux", "Spring MVC + virtual threads",
-                        "spring-mvc-virtual", "orders/s", atLeast(1.0, 0.97, "a tie within 3 %")));
-        rule("flux-4", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "meanMs",
-                        "spring-webflux", "spring-mvc-virtual"),
-                v -> compare(v, "mean latency", "WebFlux", "spring-webflux", "Spring MVC", "spring-mvc-virtual", "ms",
-                        within(0.9, 1.1)));
-        rule("flux-5", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "p99Ms",
-                        "spring-mvc-virtual", "spring-webflux"),
-                v -> compare(v, "p99 latency", "Spring MVC", "spring-mvc-virtual", "WebFlux", "spring-webflux", "ms",
-                        atLeast(1.1)));
-        rule("flux-6", "06-order-mvc-vs-webflux", r -> r.pair("06-order-mvc-vs-webflux", "impl", "serverRssMb",
-                        "spring-webflux", "spring-mvc-virtual"),
-                v -> compare(v, "server resident memory", "WebFlux", "spring-webflux", "Spring MVC",
-                        "spring-mvc-virtual", "MB", atMost(0.9)));
         rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
         rule("flux-11", "04-jfr", r -> vals("pinned", r.top("04-jfr", "pinnedTotal"), "pins", r.top("04-jfr", "pins")),
                 v -> share(v, "jdk.VirtualThreadPinned events", "pinned", "the pins made", "pins", "events",
@@ -461,49 +356,6 @@ public final class Claims {
                 });
 
         // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
-        rule("jpa-1", "06-jdk25-post", r -> r.pair("06-jdk25-post", "mode", "throughput", "virtual threads", "Tomcat 10"),
-                v -> compare(v, "throughput", "virtual threads", "virtual threads", "Tomcat 10", "Tomcat 10", "req/s",
-                        atLeast(19.6 / 1.25, 1.1, "on users over threads")));
-        rule("jpa-2", "06-jdk25-post", r -> vals("virtual", r.num("06-jdk25-post", "mode", "virtual threads", "throughput"),
-                        "bound", r.num("06-jdk25-post", "mode", "virtual threads", "bound")),
-                v -> share(v, "virtual threads", "virtual", "their Little bound (users / 1 s)", "bound", "req/s",
-                        atLeast(0.9)));
-        rule("jpa-3", "06-jdk25-post", r -> vals("tomcat", r.num("06-jdk25-post", "mode", "Tomcat 10", "throughput"),
-                        "bound", r.num("06-jdk25-post", "mode", "Tomcat 10", "bound")),
-                v -> share(v, "Tomcat 10", "tomcat", "its Little bound 10 / 1 s", "bound", "req/s", within(0.90, 1.03)));
-        rule("jpa-4", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "throughput", "virtual", "fixed-leak"),
-                v -> compare(v, "throughput", "the virtual executor", "virtual", "a new fixed pool per request",
-                        "fixed-leak", "req/s", atLeast(1.35 / 1.25)));
-        rule("jpa-5", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "liveThreadsAfter", "fixed-leak", "virtual"),
-                v -> compare(v, "live threads after", "the leaking fixed pools", "fixed-leak", "the virtual executor",
-                        "virtual", "threads", atLeast(10)));
-        rule("jpa-6", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "liveThreadsAfter", "fixed-closed", "fixed-leak"),
-                v -> compare(v, "live threads after", "fixed pools shut down", "fixed-closed", "fixed pools left open",
-                        "fixed-leak", "threads", atLeast(0.5, 0.1, "on how many pools are left open")));
-        rule("jpa-7", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "cpuMsPerRequest", "fixed-leak", "virtual"),
-                v -> compare(v, "CPU per request", "the leaking fixed pools", "fixed-leak", "the virtual executor",
-                        "virtual", "ms", atLeast(1.05)));
-        rule("jpa-8", "07-parallel-writes", r -> r.pair("07-parallel-writes", "mode", "heapUsedMb", "fixed-leak", "virtual"),
-                v -> compare(v, "heap used after", "the leaking fixed pools", "fixed-leak", "the virtual executor",
-                        "virtual", "MB", atLeast(1.1)));
-        rule("jpa-11", "07-reactive-driver", r -> vals(
-                        "r2dbc wait", r.num2("07-reactive-driver", "driver", "r2dbc", "workload", "wait", "throughput"),
-                        "jdbc wait", r.num2("07-reactive-driver", "driver", "jdbc", "workload", "wait", "throughput"),
-                        "r2dbc select1", r.num2("07-reactive-driver", "driver", "r2dbc", "workload", "select1",
-                                "throughput"),
-                        "jdbc select1", r.num2("07-reactive-driver", "driver", "jdbc", "workload", "select1",
-                                "throughput")),
-                v -> { // R2DBC's better query decides: "far faster" must show somewhere to be confirmed
-                    boolean select1 = v.get("r2dbc select1") / v.get("jdbc select1")
-                            > v.get("r2dbc wait") / v.get("jdbc wait");
-                    String q = select1 ? "select1" : "wait";
-                    return compare(v, "queries/s on " + (select1 ? "SELECT 1" : "pg_sleep") + " (R2DBC's better"
-                                    + " query)", "R2DBC", "r2dbc " + q, "JDBC on virtual threads", "jdbc " + q,
-                            "queries/s", atLeast(1.5, 1.1, "on the query: only where CPU per query is the limit"));
-                });
-        rule("jpa-9", "06-pull-request", r -> r.pair("06-pull-request", "mode", "serverLiveThreads", "virtual threads", "Tomcat 50"),
-                v -> compare(v, "server live threads", "virtual threads", "virtual threads", "Tomcat 50", "Tomcat 50",
-                        "threads", atMost(0.5)));
         rule("jpa-10", "05-pinning", r -> {
                     Map<String, Double> m = pinning(r, "synchronized-sleep");
                     m.putAll(prefixed("events ", pinnedEvents(r, "synchronized-sleep")));
@@ -696,13 +548,6 @@ public final class Claims {
             return Optional.empty();
         }
 
-        /** The cores of the machine the experiment ran on. */
-        double cores(String experiment) {
-            JsonElement m = doc(experiment).get("machine");
-            if (m == null || !m.isJsonObject()) throw new NotRun(experiment + " names no machine");
-            return Claims.num(m.getAsJsonObject(), "cores");
-        }
-
         /** The experiment's data as one object. */
         JsonObject top(String experiment) {
             JsonElement d = data(experiment);
@@ -738,40 +583,14 @@ public final class Claims {
             return Claims.num(row(experiment, key, value), field);
         }
 
-        double num2(String experiment, String k1, String v1, String k2, String v2, String field) {
-            return Claims.num(row(experiment, k1, v1, k2, v2), field);
-        }
-
         /** {@code field} of the rows whose {@code key} is {@code a} and {@code b}, named by those. */
         Map<String, Double> pair(String experiment, String key, String field, String a, String b) {
             return vals(a, num(experiment, key, a, field), b, num(experiment, key, b, field));
         }
 
-        /** {@code field} of the rows {@code a} and {@code b} (by {@code key}) at the most users both ran. */
-        Map<String, Double> atTopUsers(String experiment, String key, String field, String a, String b, String... filter) {
-            List<JsonObject> as = rows(experiment, concat(filter, key, a)), bs = rows(experiment, concat(filter, key, b));
-            double top = Double.NaN;
-            for (JsonObject x : as) {
-                double u = Claims.num(x, "users");
-                if (bs.stream().anyMatch(y -> Claims.num(y, "users") == u) && !(u <= top)) top = u;
-            }
-            if (Double.isNaN(top)) throw new NotRun(experiment + ": no users level with both " + a + " and " + b);
-            double t = top;
-            JsonObject ra = as.stream().filter(x -> Claims.num(x, "users") == t).findFirst().get();
-            JsonObject rb = bs.stream().filter(x -> Claims.num(x, "users") == t).findFirst().get();
-            return vals(a, Claims.num(ra, field), b, Claims.num(rb, field), "users", top);
-        }
-
         JsonObject maxBy(List<JsonObject> rows, String field) {
             return rows.stream().max(Comparator.comparingDouble(o -> Claims.num(o, field)))
                     .orElseThrow(() -> new NotRun("no rows to take the largest " + field + " of"));
-        }
-
-        private static String[] concat(String[] filter, String key, String value) {
-            String[] all = java.util.Arrays.copyOf(filter, filter.length + 2);
-            all[filter.length] = key;
-            all[filter.length + 1] = value;
-            return all;
         }
     }
 

@@ -19,7 +19,10 @@ public final class Declarations {
     public static List<Expectations<?>> all() {
         return List.of(ExecutorBatches.IO_EXPECTED, ExecutorBatches.CPU_EXPECTED, EndpointLoad.SLEEP_EXPECTED,
                 OrderSweep.SWEEP_EXPECTED, OrderSweep.DEPENDENCIES_EXPECTED, OrderSweep.HIDDEN_BLOCKING_EXPECTED,
-                OrderSweep.TRACES_EXPECTED);
+                OrderSweep.TRACES_EXPECTED, SpringLoad.PR_EXPECTED, SpringLoad.FRAMEWORK_EXPECTED,
+                SpringLoad.POST_EXPECTED, SpringLoad.SEMINAR_EXPECTED, OrderSweep.SPRING_EXPECTED,
+                Backpressure.POOL_EXPECTED, Backpressure.WRITES_EXPECTED, ReactiveDriver.EXPECTED,
+                Backpressure.FAN_OUT_EXPECTED, Backpressure.SCOPED_EXPECTED);
     }
 
     /** True when some declared expectation decides claim {@code id}. */

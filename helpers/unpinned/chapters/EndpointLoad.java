@@ -58,7 +58,7 @@ public final class EndpointLoad {
                            long errors, double serverCpuUsPerRequest, int serverLiveThreads, double serverRssMb,
                            double clientCpuUsPerRequest, double otherCpuCores, int peakConcurrency,
                            double windowSeconds, double throughputSpread, double meanMsSpread,
-                           double cpuBoundThroughput) implements Measurement.Measured {
+                           double cpuBoundThroughput, double serverCpuUsSpread) implements Measurement.Measured {
         /** The row of {@code sample}: {@code mode} "pool" (of {@code pool} threads) or "virtual". */
         public static SleepRun of(String mode, int pool, int users, int sleepMs, Sample sample,
                                   double publishedThroughput, double publishedMeanMs) {
@@ -72,7 +72,14 @@ public final class EndpointLoad {
                     r.maxMs(), r.stdDevMs(), r.errors(), s.cpuUsPerRequest(), s.liveThreads(), s.rssMb(),
                     r.clientCpuUsPerRequest(), sample.measured().otherCores(), sample.peakConcurrency(), r.seconds(),
                     r.throughputFigure().halfWidth(), r.meanMsFigure().halfWidth(),
-                    sample.measured().cpuBoundThroughput(Runtime.getRuntime().availableProcessors()));
+                    sample.measured().cpuBoundThroughput(Runtime.getRuntime().availableProcessors()),
+                    serverCpuSpread(s.cpuUsPerRequest(), sample.measured().serverCpuUsSamples()));
+        }
+
+        // the server's CPU per request as it read itself each quarter second of the window (NaN with fewer than 2)
+        private static double serverCpuSpread(double usPerRequest, double[] samples) {
+            return samples.length < 2 ? Double.NaN
+                    : Figure.samples(samples, "the server's readings").at(usPerRequest).halfWidth();
         }
 
         public double ratioToBound() {

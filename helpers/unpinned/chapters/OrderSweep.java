@@ -104,11 +104,21 @@ public final class OrderSweep {
                       double serverCpuUsPerRequest, double clientCpuUsPerRequest, double dependencyCpuUsPerRequest,
                       double otherCpuCores, double serverRssMb, double serverHeapUsedMb, int serverLiveThreads,
                       double publishedThroughput, double windowSeconds, double cpuUtilisation,
-                      double throughputSpread, double meanMsSpread)
+                      double throughputSpread, double meanMsSpread, double p99MsSpread)
             implements Measurement.Measured {
         /** Orders per second with their 95 % interval over the window's seconds. */
         public Figure rate() {
             return Figure.of(throughput, throughputSpread, "seconds of the load window");
+        }
+
+        /** Mean latency with its 95 % interval over the window's seconds. */
+        public Figure mean() {
+            return Figure.of(meanMs, meanMsSpread, "seconds of the load window");
+        }
+
+        /** The window's p99 latency, with the spread of each second's own p99 around it. */
+        public Figure p99() {
+            return Figure.of(p99Ms, p99MsSpread, "seconds of the load window");
         }
 
         /** Throughput as a share of the lower of its two limits, Little's law and this window's CPU. */
@@ -230,6 +240,38 @@ public final class OrderSweep {
                     Line.atMost(1.0)).limit()
             .expect("collapses", "the blocked service's orders/s", "the same service's without the blocking call",
                     rows -> measured(rows, "reactive-blocking").over(measured(rows, "reactive")), Line.atMost(0.25));
+
+    /**
+     * What chapter 06 expects of the order service on Spring (MVC on virtual threads, and WebFlux) beside chapter
+     * 02's minimal servers: nothing above Little's law; the framework costing server CPU per order on top of the JDK
+     * HttpServer's; and the comparison article's claims, each against this run's intervals, with the CPU each
+     * version spent per order beside them (on shared cores, the one that spends less serves more).
+     */
+    public static final Expectations<List<Row>> SPRING_EXPECTED = Expectations.<List<Row>>of("06-order-mvc-vs-webflux")
+            .expect("under-little", "the version closest to Little's law", "users / 110 ms over its window",
+                    rows -> Figure.highest(rows, r -> r.rate().over(r.littleBoundThroughput() * windowEdge(r.windowSeconds()))),
+                    Line.atMost(1.0)).limit()
+            .expect("framework-costs-cpu", "Spring MVC's server CPU per order", "the JDK HttpServer's (the same model)",
+                    rows -> Figure.single(top(rows, "spring-mvc-virtual").serverCpuUsPerRequest())
+                            .over(Figure.single(top(rows, "virtual").serverCpuUsPerRequest())), Line.atLeast(1.0))
+            .expect("webflux-ahead", "Spring WebFlux's orders/s", "Spring MVC on virtual threads'",
+                    rows -> top(rows, "spring-webflux").rate().over(top(rows, "spring-mvc-virtual").rate()),
+                    Line.atLeast(1.0)).claims("flux-1")
+            .because(rows -> String.format(Locale.ROOT, "CPU per order (server, load generator and stub): WebFlux %s µs,"
+                            + " MVC %s µs; CPU busy %.0f %% and %.0f %%",
+                    Figure.number(top(rows, "spring-webflux").totalCpuUsPerOrder()),
+                    Figure.number(top(rows, "spring-mvc-virtual").totalCpuUsPerOrder()),
+                    100 * top(rows, "spring-webflux").cpuUtilisation(), 100 * top(rows, "spring-mvc-virtual").cpuUtilisation()))
+            .expect("same-mean", "Spring WebFlux's mean latency", "Spring MVC's",
+                    rows -> top(rows, "spring-webflux").mean().over(top(rows, "spring-mvc-virtual").mean()),
+                    Line.within(0.9, 1.1)).claims("flux-4")
+            .expect("webflux-tail", "Spring MVC's p99 latency", "Spring WebFlux's",
+                    rows -> top(rows, "spring-mvc-virtual").p99().over(top(rows, "spring-webflux").p99()),
+                    Line.atLeast(1.1)).claims("flux-5")
+            .expect("webflux-memory", "Spring WebFlux's resident memory", "Spring MVC's",
+                    rows -> Figure.single(top(rows, "spring-webflux").serverRssMb())
+                            .over(Figure.single(top(rows, "spring-mvc-virtual").serverRssMb())), Line.atMost(0.9))
+            .claims("flux-6");
 
     /** One failure's stack trace, counted: its frames, those in the order service's own code, and their methods. */
     public record TraceCount(String version, long frames, long framesInOurCode, String ourMethods) {
@@ -506,7 +548,7 @@ public final class OrderSweep {
                 r.p99Ms(), r.maxMs(), r.errors(), s.cpuUsPerRequest(), r.clientCpuUsPerRequest(),
                 m.others().isEmpty() ? Double.NaN : dependencies, elsewhere, s.rssMb(), s.heapUsedMb(), s.liveThreads(),
                 published(impl, users, "throughput"), r.seconds(), Double.isNaN(cpu) ? Double.NaN : r.throughput() / cpu,
-                r.throughputFigure().halfWidth(), r.meanMsFigure().halfWidth());
+                r.throughputFigure().halfWidth(), r.meanMsFigure().halfWidth(), r.p99MsFigure().halfWidth());
     }
 
     /**

@@ -2,6 +2,7 @@ package unpinned.chapters;
 
 import unpinned.core.Cli;
 import unpinned.core.Experiment;
+import unpinned.core.Figure;
 import unpinned.core.Protocol;
 import unpinned.running.ChildRun;
 import unpinned.running.Database;
@@ -110,7 +111,14 @@ public final class ParallelWrites {
     /** What a closed-loop run measured. */
     record Load(long completed, long started, long succeeded, long errors, Map<String, Long> errorKinds,
                 double seconds, long[] latenciesNanos, String stoppedBy, double machineBusySeconds, double cpuSeconds,
-                double serverCpuSeconds) {
+                double serverCpuSeconds, double[] sliceRates) {
+        /** Requests per second over the window, with the spread of its quarter seconds. */
+        Figure rate() {
+            double r = completed / seconds;
+            return sliceRates.length < 2 ? Figure.single(r)
+                    : Figure.samples(sliceRates, "quarter seconds of the window").at(r);
+        }
+
         /** A run with failed requests is no measurement: it ends the run, which then saves nothing. */
         void requireNoErrors(String when) {
             if (errors > 0) {
@@ -167,6 +175,8 @@ public final class ParallelWrites {
         int live = threads.getThreadCount(), peak = threads.getPeakThreadCount();
         double processCpu = ProcessStats.cpuNanos() / 1e9;
         double heapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
+        System.gc(); // what the run holds on to, without the garbage whose amount depends on when a GC last ran
+        double liveHeapMb = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / 1e6;
         long rows = countRows(pool, table) - rowsBefore;
         load.requireNoErrors("in the window");
         if (load.completed() == 0) throw new IllegalStateException("no request ended inside the window");
@@ -175,12 +185,12 @@ public final class ParallelWrites {
                     + " requests x %d inserts succeeded", rows, load.succeeded(), parts));
         }
         return report(o, db, parts, insertMs, load, baselineThreads, live, peak, processCpu,
-                processCpu - cpuBefore, heapMb, rows);
+                processCpu - cpuBefore, heapMb, liveHeapMb, rows);
     }
 
     static Backpressure.WriteMode report(Options o, Database db, int parts, double insertMs, Load load,
                                          int baselineThreads, int live, int peak, double processCpu, double runCpu,
-                                         double heapMb, long rows) {
+                                         double heapMb, double liveHeapMb, long rows) {
         long[] lat = load.latenciesNanos().clone();
         Arrays.sort(lat);
         double mean = Arrays.stream(lat).average().orElse(Double.NaN) / 1e6;
@@ -199,8 +209,8 @@ public final class ParallelWrites {
                 load.seconds(), o.users(), mean, p99, load.errors(), rows);
         if (!load.errorKinds().isEmpty()) System.out.println("  errors: " + load.errorKinds());
         System.out.printf(Locale.ROOT, "  right after: %,d live platform threads (%,d before the window, peak %,d);"
-                + " process CPU %.1f s since start (%.1f s in this run); heap used %.0f MB%n", live, baselineThreads,
-                peak, processCpu, runCpu, heapMb);
+                + " process CPU %.1f s since start (%.1f s in this run); heap used %.0f MB (%.0f MB live after a full"
+                + " GC)%n", live, baselineThreads, peak, processCpu, runCpu, heapMb, liveHeapMb);
         if (load.stoppedBy() != null) System.out.println("  STOPPED: " + load.stoppedBy());
         System.out.printf(Locale.ROOT, "  bounds: connections %d / (%d x %.3f ms) = %,.0f req/s; CPU (%d cores - %.2f"
                         + " used elsewhere) / %.3f ms per request (this JVM %.3f, PostgreSQL %s) = %,.0f req/s;"
@@ -215,7 +225,8 @@ public final class ParallelWrites {
                 round(processCpu, 2), round(runCpu, 2), round(heapMb, 1), round(cpuPerRequestMs, 4),
                 load.serverCpuSeconds() < 0 ? -1 : round(load.serverCpuSeconds() / load.completed() * 1_000, 4),
                 round(otherCores, 3), round(connectionBound, 1), round(cpuBound, 1), round(bound, 1),
-                round(throughput / bound, 4), System.getProperty("java.version"));
+                round(throughput / bound, 4), System.getProperty("java.version"),
+                round(load.rate().halfWidth(), 2), round(liveHeapMb, 1));
     }
 
     /**
@@ -229,6 +240,7 @@ public final class ParallelWrites {
         AtomicLong started = new AtomicLong(), succeeded = new AtomicLong(), errors = new AtomicLong();
         Map<String, Long> errorKinds = new TreeMap<>();
         List<long[]> perUser = new ArrayList<>();
+        List<Double> slices = new ArrayList<>();
         List<Thread> users = new ArrayList<>();
         long[] counts = new long[userCount];
         for (int u = 0; u < userCount; u++) perUser.add(new long[1024]);
@@ -263,7 +275,7 @@ public final class ParallelWrites {
                     }
                 }));
             }
-            long sampledAt = t0, sampledDone = 0;
+            long sampledAt = t0, sampledDone = 0, sliceAt = t0, sliceDone = 0;
             while (System.nanoTime() < end) { // the guard: a leak must not take the machine with it
                 int live = mx.getThreadCount();
                 if (live > maxThreads) {
@@ -273,6 +285,12 @@ public final class ParallelWrites {
                     break;
                 }
                 long now = System.nanoTime();
+                if (now - sliceAt >= 250_000_000L) { // each quarter second: the spread of the window's rate
+                    long done = succeeded.get();
+                    slices.add((done - sliceDone) / ((now - sliceAt) / 1e9));
+                    sliceAt = now;
+                    sliceDone = done;
+                }
                 if (now - sampledAt >= 1_000_000_000L) { // each second, for a parent's live chart
                     long done = succeeded.get();
                     Protocol.sample(Protocol.Sample.of("req/s", (done - sampledDone) / ((now - sampledAt) / 1e9),
@@ -310,7 +328,8 @@ public final class ParallelWrites {
             at += (int) counts[u];
         }
         return new Load(total, started.get(), succeeded.get(), errors.get(), errorKinds, (stopAt - t0) / 1e9, all,
-                stoppedBy, busy1 - busy0, cpu1 - cpu0, server1 - server0);
+                stoppedBy, busy1 - busy0, cpu1 - cpu0, server1 - server0,
+                slices.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
     static void createTable(DataSource db, String table) {

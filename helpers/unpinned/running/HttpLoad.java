@@ -159,7 +159,18 @@ public final class HttpLoad {
                          double seconds, double throughput, double meanMs, double minMs, double maxMs,
                          double stdDevMs, double p50Ms, double p90Ms, double p99Ms, double p999Ms,
                          double clientCpuUsPerRequest, long warmUpRequests, Map<String, Long> errorKinds,
-                         double[] perSecondThroughput, double[] perSecondMeanMs) {
+                         double[] perSecondThroughput, double[] perSecondMeanMs, double[] perSecondP99Ms,
+                         double[] perSecondMaxMs, double[] perSecondStdDevMs) {
+        /** A result with no per-second tails (as before they were kept): its p99, max and std dev have no spread. */
+        public Result(String loop, int connections, int threads, double rate, long requests, long errors, double seconds,
+                      double throughput, double meanMs, double minMs, double maxMs, double stdDevMs, double p50Ms,
+                      double p90Ms, double p99Ms, double p999Ms, double clientCpuUsPerRequest, long warmUpRequests,
+                      Map<String, Long> errorKinds, double[] perSecondThroughput, double[] perSecondMeanMs) {
+            this(loop, connections, threads, rate, requests, errors, seconds, throughput, meanMs, minMs, maxMs, stdDevMs,
+                    p50Ms, p90Ms, p99Ms, p999Ms, clientCpuUsPerRequest, warmUpRequests, errorKinds, perSecondThroughput,
+                    perSecondMeanMs, null, null, null);
+        }
+
         /** Throughput with its 95 % interval over the window's seconds (a spread of none for a one-second window). */
         public Figure throughputFigure() {
             return perSecondThroughput == null || perSecondThroughput.length == 0 ? Figure.single(throughput)
@@ -170,6 +181,26 @@ public final class HttpLoad {
         public Figure meanMsFigure() {
             return perSecondMeanMs == null || perSecondMeanMs.length == 0 ? Figure.single(meanMs)
                     : Figure.samples(perSecondMeanMs, "seconds of the load window").at(meanMs);
+        }
+
+        /** The window's 99th percentile latency, with the spread of each second's own p99 around it. */
+        public Figure p99MsFigure() {
+            return around(p99Ms, perSecondP99Ms);
+        }
+
+        /** The window's slowest answer, with the spread of each second's slowest around it. */
+        public Figure maxMsFigure() {
+            return around(maxMs, perSecondMaxMs);
+        }
+
+        /** The window's latency standard deviation, with the spread of each second's own around it. */
+        public Figure stdDevMsFigure() {
+            return around(stdDevMs, perSecondStdDevMs);
+        }
+
+        private static Figure around(double value, double[] perSecond) {
+            return perSecond == null || perSecond.length == 0 || !Double.isFinite(value) ? Figure.single(value)
+                    : Figure.samples(perSecond, "seconds of the load window").at(value);
         }
 
         @Override
@@ -302,8 +333,9 @@ public final class HttpLoad {
         volatile long cpuAtMeasureStart = -1;
         /** The client JVM's CPU time over the measured window, or -1 if the window never started. */
         long cpuWindowNanos = -1;
-        /** Each whole second of the window: its completions per second and mean latency (ms). */
-        double[] perSecondThroughput = {}, perSecondMeanMs = {};
+        /** Each whole second of the window: its completions per second, and its answers' mean, p99, max, std dev (ms). */
+        double[] perSecondThroughput = {}, perSecondMeanMs = {}, perSecondP99Ms = {}, perSecondMaxMs = {},
+                perSecondStdDevMs = {};
 
         Run(Options o, Listener listener) {
             this.o = o;
@@ -360,7 +392,8 @@ public final class HttpLoad {
         private void report(List<Loop> loops, List<Thread> threads) throws InterruptedException {
             long lastCount = 0, lastTime = start;
             Histogram second = new Histogram(1, HIGHEST_MICROS, 2);
-            List<Double> windowRates = new ArrayList<>(), windowMeans = new ArrayList<>();
+            List<Double> windowRates = new ArrayList<>(), windowMeans = new ArrayList<>(), windowP99s = new ArrayList<>(),
+                    windowMaxes = new ArrayList<>(), windowStdDevs = new ArrayList<>();
             boolean measuring = false;
             while (true) {
                 long now = System.nanoTime();
@@ -392,10 +425,16 @@ public final class HttpLoad {
                         && second.getTotalCount() > 0) {
                     windowRates.add(rate);
                     windowMeans.add(second.getMean() / 1e3);
+                    windowP99s.add(second.getValueAtPercentile(99) / 1e3);
+                    windowMaxes.add(second.getMaxValue() / 1e3);
+                    windowStdDevs.add(second.getStdDeviation() / 1e3);
                 }
             }
             perSecondThroughput = windowRates.stream().mapToDouble(Double::doubleValue).toArray();
             perSecondMeanMs = windowMeans.stream().mapToDouble(Double::doubleValue).toArray();
+            perSecondP99Ms = windowP99s.stream().mapToDouble(Double::doubleValue).toArray();
+            perSecondMaxMs = windowMaxes.stream().mapToDouble(Double::doubleValue).toArray();
+            perSecondStdDevMs = windowStdDevs.stream().mapToDouble(Double::doubleValue).toArray();
             long cpuEnd = ProcessStats.cpuNanos();
             stop = true;
             listener.windowEnded();
@@ -426,7 +465,8 @@ public final class HttpLoad {
             String loop = o.closed() ? "closed" : "open";
             if (ok == 0) {
                 return new Result(loop, o.connections(), o.threads(), o.rate(), 0, errors, seconds, 0,
-                        nan, nan, nan, nan, nan, nan, nan, nan, nan, warm, kinds, perSecondThroughput, perSecondMeanMs);
+                        nan, nan, nan, nan, nan, nan, nan, nan, nan, warm, kinds, perSecondThroughput, perSecondMeanMs,
+                        perSecondP99Ms, perSecondMaxMs, perSecondStdDevMs);
             }
             double meanMs = sumNanos / 1e6 / ok;
             double minMs = min / 1e6, maxMs = max / 1e6;
@@ -437,7 +477,7 @@ public final class HttpLoad {
             return new Result(loop, o.connections(), o.threads(), o.rate(), ok, errors, seconds, ok / seconds,
                     meanMs, minMs, maxMs, Math.sqrt(variance), pct.applyAsDouble(50), pct.applyAsDouble(90),
                     pct.applyAsDouble(99), pct.applyAsDouble(99.9), cpu < 0 ? nan : cpu / 1e3 / ok, warm, kinds,
-                    perSecondThroughput, perSecondMeanMs);
+                    perSecondThroughput, perSecondMeanMs, perSecondP99Ms, perSecondMaxMs, perSecondStdDevMs);
         }
     }
 

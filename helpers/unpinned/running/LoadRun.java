@@ -30,12 +30,22 @@ public final class LoadRun {
 
     /**
      * What the load generator measured, what the server used in the same measured window, and what each
-     * other process sampled with it used (e.g. a dependency the server calls), in the order given.
+     * other process sampled with it used (e.g. a dependency the server calls), in the order given; and, slice by
+     * slice of the window (the server read each quarter second), the cores the server kept busy and the CPU µs it
+     * spent per request it answered (where it counts them).
      */
     public record Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
-                           double machineBusyCores) {
+                           double machineBusyCores, double[] serverCoresSamples, double[] serverCpuUsSamples) {
         public Measured {
             others = List.copyOf(others);
+            serverCoresSamples = serverCoresSamples == null ? new double[0] : serverCoresSamples.clone();
+            serverCpuUsSamples = serverCpuUsSamples == null ? new double[0] : serverCpuUsSamples.clone();
+        }
+
+        /** A measurement without the server read inside its window. */
+        public Measured(HttpLoad.Result load, ServerProcess.Usage server, List<ServerProcess.Usage> others,
+                        double machineBusyCores) {
+            this(load, server, others, machineBusyCores, null, null);
         }
 
         /**
@@ -114,18 +124,24 @@ public final class LoadRun {
         List<List<JsonObject>> before = new ArrayList<>(), after = new ArrayList<>();
         List<Double> machineBusyCores = new ArrayList<>(); // the whole machine, sampled with the processes
         // the first window may wait for the generator's first compile as well as its warm-up
-        try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args)) {
-            generator.addToSamples(carriersBusy(server));
+        List<long[]> windows = new ArrayList<>(); // each level's window edges, nanoTime
+        try (ChildRun generator = ChildRun.snippet("S05_HttpLoad.java", args); ServerTrace trace = new ServerTrace(server)) {
+            generator.addToSamples(trace);
             for (int i = 0; i < counts.size(); i++) {
                 Duration warmUp = i == 0 ? first.warmUp().plus(ServerProcess.READY_TIMEOUT) : laterWarmUp.plus(Duration.ofMinutes(1));
                 generator.await(Protocol.WINDOW_START, warmUp);
                 long startNanos = System.nanoTime();
                 double busyBefore = ProcessStats.machineBusySeconds();
                 before.add(all.stream().map(ServerProcess::stats).toList());
+                trace.add(System.nanoTime(), before.get(i).get(0));
+                trace.measuring(true);
                 generator.await(Protocol.WINDOW_END, first.duration().plus(Duration.ofMinutes(1)));
+                trace.measuring(false);
                 after.add(all.stream().map(ServerProcess::stats).toList());
+                trace.add(System.nanoTime(), after.get(i).get(0));
                 double busy = ProcessStats.machineBusySeconds() - busyBefore;
                 machineBusyCores.add(busy / ((System.nanoTime() - startNanos) / 1e9));
+                windows.add(new long[] {startNanos, System.nanoTime()});
             }
             JsonObject result = generator.awaitResult();
             List<HttpLoad.Result> loads = new ArrayList<>();
@@ -137,24 +153,109 @@ public final class LoadRun {
                 for (int p = 0; p < all.size(); p++) {
                     usage.add(ServerProcess.Usage.between(before.get(i).get(p), after.get(i).get(p), loads.get(i).requests()));
                 }
-                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i)));
+                long[] w = windows.get(i);
+                measured.add(new Measured(loads.get(i), usage.get(0), usage.subList(1, usage.size()), machineBusyCores.get(i),
+                        trace.cores(w[0], w[1]), trace.cpuUsPerRequest(w[0], w[1])));
             }
             return measured;
         }
     }
 
     /**
-     * The server's carriers busy (virtual threads mounted: {@link ProcessStats#mountedVirtualThreads}) for the live
-     * chart, from the first time one is busy (a pool server's count stays at 0: not shown); none on JDK 21-23.
+     * The server read while the generator runs: each quarter second inside a window (its CPU time and the requests it
+     * answered, both read by the server at once: the cores it got and its CPU per request, slice by slice), each
+     * second outside (for the live chart's carriers busy: virtual threads mounted, {@link
+     * ProcessStats#mountedVirtualThreads}, from the first time one is busy; a pool server's count stays at 0 and is
+     * not shown; none on JDK 21-23).
      */
-    static java.util.function.Supplier<Map<String, Double>> carriersBusy(ServerProcess server) {
-        boolean[] seen = {false};
-        return () -> {
-            int mounted = server.stats().get("mountedVirtualThreads").getAsInt();
-            if (mounted < 0) return null; // no figure on this JDK: stop asking
-            seen[0] |= mounted > 0;
-            return seen[0] ? Map.of("carriers_busy", (double) mounted) : Map.of();
-        };
+    static final class ServerTrace implements java.util.function.Supplier<Map<String, Double>>, AutoCloseable {
+        private final ServerProcess server;
+        private final List<double[]> readings = new ArrayList<>(); // {nanoTime, cpuNanos, handled or NaN}
+        private final Thread sampler;
+        private volatile boolean measuring, stopped;
+        private volatile JsonObject latest;
+        private boolean seen;
+
+        ServerTrace(ServerProcess server) {
+            this.server = server;
+            this.sampler = Thread.ofPlatform().daemon(true).name("server-trace").start(this::sample);
+        }
+
+        private void sample() {
+            while (!stopped) {
+                try {
+                    add(System.nanoTime(), server.stats());
+                    Thread.sleep(measuring ? 250 : 1000);
+                } catch (RuntimeException | InterruptedException e) {
+                    return; // the server ended, or the run did: the run itself says so
+                }
+            }
+        }
+
+        /** Between a window's edges the trace reads the server each quarter second. */
+        void measuring(boolean on) {
+            measuring = on;
+        }
+
+        @Override
+        public Map<String, Double> get() {
+            JsonObject s = latest;
+            if (s == null) return Map.of();
+            int mounted = s.has("mountedVirtualThreads") ? s.get("mountedVirtualThreads").getAsInt() : -1;
+            if (mounted < 0) return Map.of(); // no figure on this JDK
+            seen |= mounted > 0;
+            return seen ? Map.of("carriers_busy", (double) mounted) : Map.of();
+        }
+
+        /** A reading of the server's stats, taken at {@code nanoTime}. */
+        void add(long nanoTime, JsonObject stats) {
+            latest = stats;
+            double handled = stats.has("handled") ? stats.get("handled").getAsDouble() : Double.NaN;
+            synchronized (readings) {
+                readings.add(new double[] {nanoTime, stats.get("cpuNanos").getAsDouble(), handled});
+                readings.sort(java.util.Comparator.comparingDouble(r -> r[0]));
+            }
+        }
+
+        private List<double[]> inside(long from, long to) {
+            synchronized (readings) {
+                return readings.stream().filter(r -> r[0] >= from && r[0] <= to).toList();
+            }
+        }
+
+        /** The server's cores busy in each stretch of at least 0.2 s between its readings inside [from, to]. */
+        double[] cores(long from, long to) {
+            List<double[]> in = inside(from, to);
+            List<Double> out = new ArrayList<>();
+            for (int i = 1; i < in.size(); i++) {
+                double dt = in.get(i)[0] - in.get(i - 1)[0];
+                if (dt >= 2e8) out.add((in.get(i)[1] - in.get(i - 1)[1]) / dt);
+            }
+            return out.stream().mapToDouble(Double::doubleValue).toArray();
+        }
+
+        /** The server's CPU µs per request it answered in each stretch between its readings inside [from, to]. */
+        double[] cpuUsPerRequest(long from, long to) {
+            List<double[]> in = inside(from, to);
+            List<Double> out = new ArrayList<>();
+            for (int i = 1; i < in.size(); i++) {
+                double answered = in.get(i)[2] - in.get(i - 1)[2];
+                if (in.get(i)[0] - in.get(i - 1)[0] >= 2e8 && answered > 0) {
+                    out.add((in.get(i)[1] - in.get(i - 1)[1]) / 1e3 / answered);
+                }
+            }
+            return out.stream().mapToDouble(Double::doubleValue).toArray();
+        }
+
+        @Override
+        public void close() {
+            stopped = true;
+            try {
+                sampler.join(ServerProcess.STATS_TIMEOUT.plusSeconds(1)); // a reading in progress ends first
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** The S05 command line for {@code o}. */
