@@ -48,7 +48,8 @@ def pytest_terminal_summary(terminalreporter):
     if page.TOTAL.charts or page.TOTAL.tables or page.TOTAL.failures:
         t = page.TOTAL
         lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
-                     f"executed notebooks (headless and browser), {len(t.failures)} failures")
+                     f"executed notebooks (headless and browser), {len(t.failures)} failures; chart checks"
+                     f" {t.chart_checks}, {t.chart_failed} failed")
     if page.TOTAL.judged or JUDGED:
         lines.append(judged_line(page.TOTAL))
     if CHAPTER_FIRST_RUN:
