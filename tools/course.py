@@ -40,7 +40,7 @@ from pathlib import Path
 import course_base
 from course_base import SetupError, fresh, profile, say, venv_python
 from course_health import doctor, stop
-from course_install import (build_snippets, build_spring_snippets, configure_lab, ensure_jbang, ensure_reveal,
+from course_install import (build_snippets, build_spring_snippets, configure_lab, ensure_fonts, ensure_jbang, ensure_reveal,
                             ensure_venv, helpers_classpath, install_kernel)
 from course_jdk import find_jdk, java_version, jdk21_status
 from course_nav import nav
@@ -86,8 +86,9 @@ def set_up() -> dict:
     kernel = install_kernel(java_home, java_feature, classpath)
     configure_lab()
     reveal = ensure_reveal()
+    fonts = ensure_fonts()
     return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
-            "spring boot": spring, "snippets": snippets, "kernel": str(kernel), "reveal.js": reveal}
+            "spring boot": spring, "snippets": snippets, "kernel": str(kernel), "reveal.js": reveal, "fonts": fonts}
 
 
 def setup() -> dict:
