@@ -430,3 +430,36 @@ def shared_claims(count: PageCount) -> dict[str, tuple[str, str]]:
 def disagreements(count: PageCount) -> list[str]:
     return [f"claim {c}: the chapter's paragraph says {a}, its claims table {b}"
             for c, (a, b) in shared_claims(count).items() if a != b]
+
+
+HANGUL_FONT_CLASS = "course-hangul"     # tools/book_fonts.py CLASS
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff]")
+_EMBEDDED_FONT = re.compile(r"@font-face\s*\{[^}]*src:\s*url\(data:font/[a-z]+;base64,([A-Za-z0-9+/=]+)\)")
+
+
+def check_book_page(name: str, page: str) -> list[str]:
+    """A book or slides page (HTML) draws its Korean with a font it carries: each Hangul character of its text sits
+    in a span of the course's font class, and the font embedded in the page has a glyph for it. A reader's machine
+    without a Korean font would otherwise show empty boxes (as this machine's Chromium did)."""
+    from fontTools.ttLib import TTFont
+    import base64
+    import io
+    text = re.sub(r"<(script|style|title)\b.*?</\1>", "", page, flags=re.S | re.I)
+    chars = set(_HANGUL.findall(text))
+    if not chars:
+        return []
+    problems = []
+    bare = re.sub(rf'<span class="{HANGUL_FONT_CLASS}">[^<]*</span>', "", text)
+    outside = sorted(set(_HANGUL.findall(re.sub(r"<[^>]+>", "", bare))))
+    if outside:
+        problems.append(f"{name}: Korean text outside the course font's spans: {''.join(outside[:20])}")
+    fonts = _EMBEDDED_FONT.findall(page)
+    if not fonts:
+        return problems + [f"{name}: Korean text ({len(chars)} characters) but no font embedded for it"]
+    cmap = set()
+    for data in fonts:
+        cmap |= set(TTFont(io.BytesIO(base64.b64decode(data))).getBestCmap())
+    missing = sorted(ch for ch in chars if ord(ch) not in cmap)
+    if missing:
+        problems.append(f"{name}: the embedded font has no glyph for {''.join(missing[:20])}")
+    return problems
