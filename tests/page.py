@@ -32,6 +32,7 @@ CHECKOUT = str(Path(__file__).resolve().parent.parent)              # per cell: 
 
 
 MIN_TICKS = 3                       # labelled ticks on a value axis
+LABEL_GAP = 2                       # px between two labels, less reads as one ("2.012.04")
 # A title word that promises a series or a line: the names, one of which a drawn series or line must contain.
 PROMISES = {"published": ("published",), "article": ("published", "article"), "write-up": ("published", "write-up"),
             "source's": ("published", "source"), "bound": ("bound", "little", "limit", "floor", "ceiling")}
@@ -159,7 +160,7 @@ def check_chart(where: str, chart: dict) -> tuple[int, list[str]]:
         covered = []
         for i, a in enumerate(texts):
             for b in texts[i + 1:]:
-                if _overlap(a["box"], b["box"]):
+                if _overlap(a["box"], b["box"], -LABEL_GAP):
                     covered.append(f"'{a['text']}' over '{b['text']}'")
             for m in shapes:
                 own = m["kind"] == "bar" and m.get("owner") and m.get("owner") == a.get("owner")

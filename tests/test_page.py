@@ -119,6 +119,8 @@ def test_the_chart_check_finds_each_defect_it_is_for():
         # 05: two value labels run together ("2.012.04")
         "label over label": _chart(boxes=[_box("value label", "2.01", 100, 50, 25, 14, "JDK 21 #1"),
                                           _box("value label", "2.04", 120, 50, 25, 14, "JDK 25 #1")]),
+        "labels touching": _chart(boxes=[_box("value label", "2.01", 100, 50, 25, 14, "JDK 21 #1"),
+                                         _box("value label", "2.04", 125.5, 50, 25, 14, "JDK 25 #1")]),
         # 05: a value label on the 2 x line
         "label over line": _chart(boxes=[_box("line", "pins: 2 x", 50, 60, 600, 2),
                                          _box("value label", "2.01", 100, 52, 25, 14, "JDK 21 #1")]),

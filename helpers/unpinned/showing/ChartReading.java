@@ -116,7 +116,8 @@ final class ChartReading {
         double hi = Double.NEGATIVE_INFINITY;
         for (var s : chart.getSeriesMap().values()) {
             if (s instanceof XYSeries xy) {
-                if (!xy.isShowInLegend() && !x) continue; // an axis-only series (lanes) is no data
+                if (xy.getName().endsWith(Charts.AXIS_ONLY)) continue; // shapes an axis, is no data
+                if (!xy.isShowInLegend() && !x) continue; // nor is a series that only lays out lanes
                 if (xy.getYAxisGroup() != group && !x) continue;
                 double[] xs = xy.getXData();
                 double[] ys = xy.getYData();

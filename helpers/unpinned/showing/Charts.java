@@ -389,13 +389,13 @@ public final class Charts {
     /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
     public static DrawnChart lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
-        return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));
+        return render(padded(xyChart(title, xLabel, yLabel, logX, logY, false, s)));
     }
 
     /** Points only, e.g. one point per request or per run. */
     public static DrawnChart scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
-        return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
+        return render(padded(xyChart(title, xLabel, yLabel, logX, logY, true, s)));
     }
 
     /**
@@ -427,6 +427,12 @@ public final class Charts {
         }
         chart.getStyler().setMarkerSize(9);
         if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        return padded(chart);
+    }
+
+    private static XYChart padded(XYChart chart) {
+        if (!chart.getStyler().isXAxisLogarithmic()) padTicks(chart, true);
+        if (!chart.getStyler().isYAxisLogarithmic()) padTicks(chart, false);
         return chart;
     }
 
@@ -463,9 +469,12 @@ public final class Charts {
         int index = 0;
         for (Series one : s) {
             XYSeries added = chart.addSeries(one.name(), one.x().clone(), one.y().clone());
+            // Later series are rings, so where two meet (lines at 0, points on each other), both are seen.
             if (pointsOnly) added.setMarker(index == 0 ? SeriesMarkers.CIRCLE : new Ring());
+            else if (index > 0) added.setMarker(new Ring());
             index++;
         }
+
         // A log axis runs from decade to decade, two at least: both ends and one between are labelled.
         if (logX) {
             double[] range = decades(minOf(s, Series::x), maxOf(s, Series::x));
@@ -587,7 +596,40 @@ public final class Charts {
         return chart;
     }
 
-    static final String LANES = "lanes (axis only)";
+    static final String LANES = "lanes (axis only)"; // ends with AXIS_ONLY
+    /** The end of the name of a series that only shapes an axis: drawn as nothing, not in the legend or the record. */
+    static final String AXIS_ONLY = " (axis only)";
+
+    /**
+     * XChart 3.8.8 ticks a numeric axis at the data's own values when they are equally spaced in the order it meets
+     * them: data on two values (1 and 2 carriers) got two ticks, too few to read a value by. An axis-only point a
+     * step beyond them (towards 0 where that stays at or above 0) gives XChart's own tick steps instead.
+     */
+    private static void padTicks(XYChart chart, boolean x) {
+        java.util.LinkedHashSet<Double> seen = new java.util.LinkedHashSet<>();
+        double firstX = Double.NaN;
+        double firstY = Double.NaN;
+        for (XYSeries one : chart.getSeriesMap().values()) {
+            double[] v = x ? one.getXData() : one.getYData();
+            for (int i = 0; i < v.length; i++) {
+                seen.add(v[i]);
+                if (Double.isNaN(firstX) && Double.isFinite(one.getXData()[i]) && Double.isFinite(one.getYData()[i])) {
+                    firstX = one.getXData()[i];
+                    firstY = one.getYData()[i];
+                }
+            }
+        }
+        List<Double> values = seen.stream().filter(Double::isFinite).toList();
+        if (values.size() != 2 || seen.size() != 2) return;
+        double lo = Math.min(values.get(0), values.get(1));
+        double hi = Math.max(values.get(0), values.get(1));
+        double beyond = lo - (hi - lo) >= 0 || lo < 0 ? lo - (hi - lo) : hi + (hi - lo);
+        XYSeries pad = chart.addSeries((x ? "x" : "y") + AXIS_ONLY, new double[] {x ? beyond : firstX},
+                new double[] {x ? firstY : beyond});
+        pad.setMarker(SeriesMarkers.NONE);
+        pad.setLineColor(new Color(0, 0, 0, 0));
+        pad.setShowInLegend(false);
+    }
 
     /**
      * Says that {@code axis} ("x" or "y") of {@code chart} counts categories (lanes, carriers), not a quantity: the
@@ -749,6 +791,7 @@ public final class Charts {
         boolean logY = chart.getStyler() instanceof AxesChartStyler a && a.isYAxisLogarithmic();
         boolean logX = chart.getStyler() instanceof AxesChartStyler a && a.isXAxisLogarithmic();
         for (var e : chart.getSeriesMap().entrySet()) {
+            if (e.getKey().endsWith(AXIS_ONLY)) continue;
             int points = 0;
             if (e.getValue() instanceof XYSeries xy) {
                 double[] x = xy.getXData();
@@ -1148,6 +1191,8 @@ public final class Charts {
      * and every bar and line, goes into the chart's record ({@link ChartReading}).
      */
     static final class Overlay extends Annotation implements ChartReading.Boxed {
+        /** The least room, px, between two labels side by side. */
+        static final int LABEL_GAP = 4;
         private final List<DrawnChart.Box> boxes = new ArrayList<>();
 
         Overlay() {
@@ -1263,7 +1308,10 @@ public final class Charts {
             for (Rectangle2D p : places) {
                 if (p.getMinX() < plot.getMinX() - 1 || p.getMaxX() > plot.getMaxX() + 1 || p.getMinY() < plot.getMinY()
                         || p.getMaxY() > plot.getMaxY()) continue;
-                if (taken.stream().anyMatch(p::intersects)) continue;
+                // Two labels need a gap, or "2.01" and "2.04" side by side read as "2.012.04".
+                Rectangle2D apart = new Rectangle2D.Double(p.getX() - LABEL_GAP, p.getY() - 1, p.getWidth() + 2 * LABEL_GAP,
+                        p.getHeight() + 2);
+                if (taken.stream().anyMatch(apart::intersects)) continue;
                 if (bars.stream().anyMatch(b -> b.getHeight() > 0 && p.intersects(b))) continue;
                 if (drawn.stream().anyMatch(d -> d.kind().equals("line") && p.intersects(d.x(), d.y(), d.w(), d.h()))) continue;
                 return p;
