@@ -1258,11 +1258,17 @@ public final class Charts {
                 double y = getYAxisScreenValue(r.value());
                 int w = lm.stringWidth(r.label());
                 int h = lm.getAscent() + lm.getDescent();
-                List<Rectangle2D> places = List.of(
+                List<Rectangle2D> places = new ArrayList<>(List.of(
                         new Rectangle2D.Double(right - w - 4, y - 3 - h, w, h),
                         new Rectangle2D.Double(right - w - 4, y + 3, w, h),
                         new Rectangle2D.Double(left + 4, y - 3 - h, w, h),
-                        new Rectangle2D.Double(left + 4, y + 3, w, h));
+                        new Rectangle2D.Double(left + 4, y + 3, w, h)));
+                // else in a gap between two groups of bars, from the right
+                for (int i = categories - 1; i >= 1; i--) {
+                    double gap = left + (width - content) / 2 + step * i - w / 2.0;
+                    places.add(new Rectangle2D.Double(gap, y - 3 - h, w, h));
+                    places.add(new Rectangle2D.Double(gap, y + 3, w, h));
+                }
                 Rectangle2D at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
                 if (at == null) at = places.get(0); // drawn all the same, and the record shows what it covers
                 g.drawString(r.label(), (float) at.getX(), (float) (at.getY() + lm.getAscent()));
