@@ -114,10 +114,11 @@ def _number(text: str) -> float | None:
         return None
 
 
-def _overlap(a: list, b: list, slack: float = 0.5) -> bool:
-    """Two boxes [x, y, w, h] share more than a sliver."""
+def _overlap(a: list, b: list, slack: float = 0.5, slack_y: float | None = None) -> bool:
+    """Two boxes [x, y, w, h] share more than a sliver (a negative slack: come closer than -slack px)."""
+    sy = slack if slack_y is None else slack_y
     return (a[0] + slack < b[0] + b[2] and b[0] + slack < a[0] + a[2]
-            and a[1] + slack < b[1] + b[3] and b[1] + slack < a[1] + a[3])
+            and a[1] + sy < b[1] + b[3] and b[1] + sy < a[1] + a[3])
 
 
 def check_chart(where: str, chart: dict) -> tuple[int, list[str]]:
@@ -160,7 +161,7 @@ def check_chart(where: str, chart: dict) -> tuple[int, list[str]]:
         covered = []
         for i, a in enumerate(texts):
             for b in texts[i + 1:]:
-                if _overlap(a["box"], b["box"], -LABEL_GAP):
+                if _overlap(a["box"], b["box"], -LABEL_GAP, 0.5):  # side by side they need a gap; stacked, not
                     covered.append(f"'{a['text']}' over '{b['text']}'")
             for m in shapes:
                 own = m["kind"] == "bar" and m.get("owner") and m.get("owner") == a.get("owner")

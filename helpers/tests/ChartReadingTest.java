@@ -103,6 +103,10 @@ public class ChartReadingTest {
         assertTrue(line.unsourced().isEmpty(), line.unsourced().toString());
         assertTrue(ChartReading.published(4.0 / 2.0, Map.of("seminar/pinning", List.of(2.0, 4.0))), "a time / its sleep");
         assertFalse(ChartReading.published(1 << 20, Map.of("seminar/pinning", List.of(2.0, 4.0))));
+        // chapter 06: the mean of the write-up's three runs, virtual over platform, as data/published has them
+        var figures = ChartReading.publishedFigures().orElseThrow();
+        assertTrue(ChartReading.published(((911 + 881 + 839) / 3.0) / ((189 + 188 + 189) / 3.0), figures));
+        assertFalse(ChartReading.published(4.6, figures));
     }
 
     @Test

@@ -269,13 +269,29 @@ final class ChartReading {
                 List<String> header = cells(lines.get(0));
                 int value = header.indexOf("value");
                 int test = header.indexOf("test");
+                int run = header.indexOf("run");
                 if (value < 0) continue;
+                // a figure published as several runs also stands as their mean (a chart shows the mean of the runs)
+                Map<String, List<Double>> runs = new LinkedHashMap<>();
                 for (String line : lines.subList(1, lines.size())) {
                     List<String> c = cells(line);
                     if (c.size() <= value) continue;
-                    number(c.get(value)).ifPresent(v -> byTest.computeIfAbsent(f.getFileName() + "/"
-                            + (test >= 0 && test < c.size() ? c.get(test) : ""), k -> new ArrayList<>()).add(v));
+                    String group = f.getFileName() + "/" + (test >= 0 && test < c.size() ? c.get(test) : "");
+                    Optional<Double> v = number(c.get(value));
+                    if (v.isEmpty()) continue;
+                    byTest.computeIfAbsent(group, k -> new ArrayList<>()).add(v.get());
+                    if (run >= 0 && run < c.size() && !c.get(run).isBlank()) {
+                        List<String> key = new ArrayList<>(c.subList(0, Math.min(c.size(), header.size())));
+                        key.set(run, "");
+                        key.set(value, "");
+                        runs.computeIfAbsent(group + "\0" + String.join("\0", key.subList(0, Math.min(key.size(), value))),
+                                k -> new ArrayList<>()).add(v.get());
+                    }
                 }
+                runs.forEach((key, vs) -> {
+                    if (vs.size() > 1) byTest.get(key.substring(0, key.indexOf('\0')))
+                            .add(vs.stream().mapToDouble(Double::doubleValue).average().orElseThrow());
+                });
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the published figures in " + folder, e);

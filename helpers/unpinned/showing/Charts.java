@@ -1269,7 +1269,14 @@ public final class Charts {
                     places.add(new Rectangle2D.Double(gap, y - 3 - h, w, h));
                     places.add(new Rectangle2D.Double(gap, y + 3, w, h));
                 }
-                Rectangle2D at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
+                // A line's label keeps off the room just above each bar too, where the bar's value goes.
+                List<Rectangle2D> keepOff = new ArrayList<>(bars.stream().map(Bar::box).toList());
+                for (Bar b : bars) {
+                    double room = 2 * (lm.getAscent() + lm.getDescent()) + 6;
+                    keepOff.add(new Rectangle2D.Double(b.box().getX(), b.box().getMinY() - room, b.box().getWidth(), room));
+                }
+                Rectangle2D at = free(places, plot, taken, keepOff, boxes, r.label(), "");
+                if (at == null) at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
                 if (at == null) at = places.get(0); // drawn all the same, and the record shows what it covers
                 g.drawString(r.label(), (float) at.getX(), (float) (at.getY() + lm.getAscent()));
                 taken.add(at);
