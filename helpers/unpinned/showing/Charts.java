@@ -1295,12 +1295,14 @@ public final class Charts {
                 double cx = b.box().getCenterX() - w / 2.0;
                 boolean up = b.value() >= 0 || st.isYAxisLogarithmic();
                 double edge = up ? b.box().getMinY() : b.box().getMaxY();
+                // Above the bar, one line higher, inside its top (white, where it fits), then higher still: a label
+                // far above its bar reads as its neighbour's.
                 List<Rectangle2D> places = new ArrayList<>();
                 for (int level = 0; level < 4; level++) {
                     places.add(new Rectangle2D.Double(cx, up ? edge - 2 - h - level * (h + 1) : edge + 2 + level * (h + 1), w, h));
-                }
-                if (b.box().getHeight() > h + 4 && b.box().getWidth() >= w + 2) {
-                    places.add(new Rectangle2D.Double(cx, up ? edge + 2 : edge - 2 - h, w, h));
+                    if (level == 1 && b.box().getHeight() > h + 6 && b.box().getWidth() >= w) {
+                        places.add(new Rectangle2D.Double(cx, up ? edge + 4 : edge - 4 - h, w, h));
+                    }
                 }
                 Rectangle2D at = free(places, plot, taken, bars.stream().filter(o -> o != b).map(Bar::box).toList(), boxes,
                         text, b.owner());
