@@ -14,6 +14,8 @@
 //SOURCES ../helpers/unpinned/showing/Charts.java
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/showing/DrawnChart.java
+//SOURCES ../helpers/unpinned/showing/ChartReading.java
+//SOURCES ../helpers/unpinned/showing/ChartFonts.java
 //SOURCES ../helpers/unpinned/chapters/Carriers.java
 //SOURCES ../helpers/unpinned/chapters/Timeline.java
 //SOURCES ../helpers/unpinned/chapters/CarrierTimeline.java

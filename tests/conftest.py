@@ -48,7 +48,8 @@ def pytest_terminal_summary(terminalreporter):
     if page.TOTAL.charts or page.TOTAL.tables or page.TOTAL.failures:
         t = page.TOTAL
         lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
-                     f"executed notebooks (headless and browser), {len(t.failures)} failures")
+                     f"executed notebooks (headless and browser), {len(t.failures)} failures; chart checks"
+                     f" {t.chart_checks}, {t.chart_failed} failed")
     if page.TOTAL.judged or JUDGED:
         lines.append(judged_line(page.TOTAL))
     if CHAPTER_FIRST_RUN:
@@ -98,10 +99,21 @@ def structure_line() -> str:
         return f"structure: not computed ({type(e).__name__}: {e})"
 
 
+TEST_RESULTS = HOME / "build" / "test-results"
+KEEP_TEST_RESULTS = 3
+
+
 @pytest.fixture(scope="session", autouse=True)
-def results_dir(tmp_path_factory) -> Path:
-    """Every run of the suite records into a fresh folder, never into results/ or data/."""
-    path = tmp_path_factory.mktemp("results")
+def results_dir() -> Path:
+    """Every run of the suite records into a fresh folder, never into results/ or data/: one under
+    build/test-results/ in the checkout, so the pages it executes name files a reader of them can open (relative
+    to the checkout, as the page test wants). The newest few runs' folders are kept, like pytest's own."""
+    import shutil
+    import tempfile
+    TEST_RESULTS.mkdir(parents=True, exist_ok=True)
+    for old in sorted(TEST_RESULTS.glob("run-*"), key=lambda p: p.stat().st_mtime)[:-KEEP_TEST_RESULTS + 1]:
+        shutil.rmtree(old, ignore_errors=True)
+    path = Path(tempfile.mkdtemp(prefix="run-", dir=TEST_RESULTS))
     os.environ["UNPINNED_RESULTS"] = str(path)
     os.environ.setdefault("UNPINNED_PROFILE", "quick")
     return path

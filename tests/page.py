@@ -1,5 +1,7 @@
 """The page a learner reads, checked: what every executed notebook shows (saved by the headless run, or seen on the
-kernel's wire by the browser run). Charts have data in every series they declare and nothing clipped; tables count
+kernel's wire by the browser run). Charts have data in every series they declare and nothing clipped, and are
+legible (check_chart: ticks, log ends, whole-number categories, no label over another or over a bar or line, no series
+hidden, titles that promise only what is drawn, "published" only for published figures, a font for every text); tables count
 what happened (no column of work done that is all zeros) and fit the page; no error outputs, bare display ids,
 temporary paths or progress floods; every generated outcome sentence agrees with the numbers it was written from.
 
@@ -29,11 +31,20 @@ MAX_PROGRESS_LINES = 3
 CHECKOUT = str(Path(__file__).resolve().parent.parent)              # per cell: a few finished steps may stay, a flood may not
 
 
+MIN_TICKS = 3                       # labelled ticks on a value axis
+LABEL_GAP = 2                       # px between two labels, less reads as one ("2.012.04")
+# A title word that promises a series or a line: the names, one of which a drawn series or line must contain.
+PROMISES = {"published": ("published",), "article": ("published", "article"), "write-up": ("published", "write-up"),
+            "source's": ("published", "source"), "bound": ("bound", "little", "limit", "floor", "ceiling")}
+
+
 @dataclass
 class PageCount:
     charts: int = 0
     tables: int = 0
     outcomes: int = 0
+    chart_checks: int = 0
+    chart_failed: int = 0
     failures: list = field(default_factory=list)
     # every judged figure on the page: (experiment, id, verdict, has a spread, claims)
     judged: list = field(default_factory=list)
@@ -44,6 +55,8 @@ class PageCount:
         self.charts += other.charts
         self.tables += other.tables
         self.outcomes += other.outcomes
+        self.chart_checks += other.chart_checks
+        self.chart_failed += other.chart_failed
         self.failures += other.failures
         self.judged += other.judged
         self.ledger.update(other.ledger)
@@ -99,6 +112,94 @@ def _number(text: str) -> float | None:
         return float(text.replace(",", ""))
     except ValueError:
         return None
+
+
+def _overlap(a: list, b: list, slack: float = 0.5, slack_y: float | None = None) -> bool:
+    """Two boxes [x, y, w, h] share more than a sliver (a negative slack: come closer than -slack px)."""
+    sy = slack if slack_y is None else slack_y
+    return (a[0] + slack < b[0] + b[2] and b[0] + slack < a[0] + a[2]
+            and a[1] + sy < b[1] + b[3] and b[1] + sy < a[1] + a[3])
+
+
+def check_chart(where: str, chart: dict) -> tuple[int, list[str]]:
+    """A chart as its record (Charts/ChartReading in the helpers) says it was drawn: how many checks were made, and
+    what failed. Each value axis has at least MIN_TICKS labelled ticks; a log axis is labelled at or beyond both ends
+    of its data; a category axis that numbers its categories (carriers) has whole numbers only; no text in the plot
+    covers another, a bar not its own, or a line; no series is mostly under a later one, no bar too thin to see and
+    unlabelled; the title promises only series or lines that are drawn; what says "published" is a published figure;
+    and the chart's font has a glyph for every character it draws."""
+    name = f"{where}: chart '{str(chart.get('title'))[:70]}'"
+    problems, checks = [], 0
+    for axis in chart.get("axes", []):
+        labels, values = axis.get("labels", []), axis.get("values", [])
+        what = f"its {axis.get('name')} axis"
+        if axis.get("kind") == "value":
+            checks += 1
+            if len(labels) < MIN_TICKS:
+                problems.append(f"{name}: {what} has {len(labels)} labelled tick{'s' * (len(labels) != 1)} "
+                                f"({', '.join(labels) or 'none'}); a reader needs at least {MIN_TICKS} to read a value")
+            lo, hi = axis.get("dataMin"), axis.get("dataMax")
+            if axis.get("log") and lo is not None and hi is not None:
+                checks += 1
+                nums = [v for v in values if v is not None]
+                if not nums or min(nums) > lo * (1 + 1e-9) or max(nums) < hi * (1 - 1e-9):
+                    problems.append(f"{name}: {what} is logarithmic but not labelled at both ends: data from {lo:g} to"
+                                    f" {hi:g}, labels {', '.join(labels) or 'none'}")
+        elif axis.get("kind") == "category":
+            numbered = [(l, v) for l, v in zip(labels, values) if v is not None]
+            if numbered:
+                checks += 1
+                fractional = [l for l, v in numbered if abs(v - round(v)) > 1e-9]
+                if fractional:
+                    problems.append(f"{name}: {what} counts categories but has ticks between them: "
+                                    f"{', '.join(fractional[:6])}")
+    boxes = chart.get("boxes", [])
+    texts = [b for b in boxes if b.get("kind") in ("value label", "line label")]
+    shapes = [b for b in boxes if b.get("kind") in ("bar", "line")]
+    if texts:
+        checks += 1
+        covered = []
+        for i, a in enumerate(texts):
+            for b in texts[i + 1:]:
+                if _overlap(a["box"], b["box"], -LABEL_GAP, 0.5):  # side by side they need a gap; stacked, not
+                    covered.append(f"'{a['text']}' over '{b['text']}'")
+            for m in shapes:
+                own = m["kind"] == "bar" and m.get("owner") and m.get("owner") == a.get("owner")
+                if not own and m["box"][3] > 0 and _overlap(a["box"], m["box"], 0.0 if m["kind"] == "line" else 0.5):
+                    covered.append(f"'{a['text']}' over the {m['kind']} '{m['text']}'")
+        if covered:
+            problems.append(f"{name}: a label is drawn over what it must not cover: {'; '.join(covered[:4])}")
+    labelled = {b.get("owner") for b in texts if b.get("kind") == "value label"}
+    for s in chart.get("series", []):
+        if not s.get("points"):
+            continue
+        checks += 1
+        hidden = s.get("hidden", 0)
+        if hidden * 4 > s["points"]:
+            problems.append(f"{name}: {hidden} of the {s['points']} points of '{s['name']}' lie under a series drawn"
+                            " after it (draw it on top, or as rings)")
+        slivers = [b for b in shapes if b["kind"] == "bar" and b.get("text") == s["name"] and b["box"][3] < 2
+                   and b.get("owner") not in labelled]
+        if slivers:
+            problems.append(f"{name}: {len(slivers)} bar(s) of '{s['name']}' too thin to see and unlabelled")
+    checks += 1
+    drawn = [str(s.get("name", "")).lower() for s in chart.get("series", []) if s.get("points")]
+    drawn += [str(b.get("text", "")).lower() for b in boxes if b.get("kind") in ("line", "line label")]
+    title = str(chart.get("title") or "").lower()
+    for word, names in PROMISES.items():
+        if re.search(rf"(?<![\w-]){re.escape(word)}", title) and not any(n in d for d in drawn for n in names):
+            problems.append(f"{name}: the title promises {word!r}, but no series or line of it is drawn")
+    checks += 1
+    unsourced = {s["name"]: s["unsourced"] for s in chart.get("series", []) if s.get("unsourced")}
+    unsourced.update(chart.get("unsourcedLines") or {})
+    for label, values in unsourced.items():
+        problems.append(f"{name}: '{label}' is labelled published, but {', '.join(values[:4])} is no figure a source"
+                        " published (data/published)")
+    checks += 1
+    if chart.get("undrawable"):
+        problems.append(f"{name}: drawn as empty boxes (no font has its characters): "
+                        f"{'; '.join(chart['undrawable'][:3])}")
+    return checks, problems
 
 
 def check_table(where: str, table: dict) -> list[str]:
@@ -271,6 +372,11 @@ def check_outputs(where: str, outputs: list[dict], demonstrates_error: bool = Fa
                         fail(f"{where}: chart '{chart.get('title')}' draws nothing for {empty}")
                     if chart.get("clipped"):
                         fail(f"{where}: chart '{chart.get('title')}' cuts off {chart['clipped']}")
+                    checks, problems = check_chart(where, chart)
+                    count.chart_checks += checks
+                    count.chart_failed += len(problems)
+                    for p in problems:
+                        fail(p)
             html = _text(data.get("text/html"))
             if "<table" in html:
                 parser = _Tables()
@@ -326,3 +432,36 @@ def shared_claims(count: PageCount) -> dict[str, tuple[str, str]]:
 def disagreements(count: PageCount) -> list[str]:
     return [f"claim {c}: the chapter's paragraph says {a}, its claims table {b}"
             for c, (a, b) in shared_claims(count).items() if a != b]
+
+
+HANGUL_FONT_CLASS = "course-hangul"     # tools/book_fonts.py CLASS
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff]")
+_EMBEDDED_FONT = re.compile(r"@font-face\s*\{[^}]*src:\s*url\(data:font/[a-z]+;base64,([A-Za-z0-9+/=]+)\)")
+
+
+def check_book_page(name: str, page: str) -> list[str]:
+    """A book or slides page (HTML) draws its Korean with a font it carries: each Hangul character of its text sits
+    in a span of the course's font class, and the font embedded in the page has a glyph for it. A reader's machine
+    without a Korean font would otherwise show empty boxes (as this machine's Chromium did)."""
+    from fontTools.ttLib import TTFont
+    import base64
+    import io
+    text = re.sub(r"<(script|style|title)\b.*?</\1>", "", page, flags=re.S | re.I)
+    chars = set(_HANGUL.findall(text))
+    if not chars:
+        return []
+    problems = []
+    bare = re.sub(rf'<span class="{HANGUL_FONT_CLASS}">[^<]*</span>', "", text)
+    outside = sorted(set(_HANGUL.findall(re.sub(r"<[^>]+>", "", bare))))
+    if outside:
+        problems.append(f"{name}: Korean text outside the course font's spans: {''.join(outside[:20])}")
+    fonts = _EMBEDDED_FONT.findall(page)
+    if not fonts:
+        return problems + [f"{name}: Korean text ({len(chars)} characters) but no font embedded for it"]
+    cmap = set()
+    for data in fonts:
+        cmap |= set(TTFont(io.BytesIO(base64.b64decode(data))).getBestCmap())
+    missing = sorted(ch for ch in chars if ord(ch) not in cmap)
+    if missing:
+        problems.append(f"{name}: the embedded font has no glyph for {''.join(missing[:20])}")
+    return problems

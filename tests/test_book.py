@@ -198,6 +198,22 @@ def _tgz(files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
+def test_korean_text_carries_its_font_and_the_check_sees_it_missing():
+    """A page with a Korean title embeds the glyphs it uses (tools/book_fonts.py) and wraps them in the font's class;
+    the page check (tests/page.py) fails the same page without them, as the Chromium here drew them: empty boxes."""
+    import book_fonts
+    import page as page_check
+    raw = ("<html><head><title>x</title></head><body><h1>Sources</h1><p>Ray123's write-up "
+           "\"JDK21부터 도입된 자바의 마법, Virtual Thread\" (Oct 2024)</p><pre>no Korean here</pre></body></html>")
+    assert page_check.check_book_page("raw", raw), "a page with Korean and no font for it passed"
+    done = book_fonts.with_hangul_font(raw)
+    assert page_check.check_book_page("done", done) == []
+    assert '<span class="course-hangul">부터</span>' in done and done.count("@font-face") == 1
+    assert len(done) - len(raw) < 40_000, "the embedded font should be a subset of a few kB"
+    plain = "<html><head></head><body><p>only Latin</p></body></html>"
+    assert book_fonts.with_hangul_font(plain) == plain
+
+
 def test_reveal_js_is_fetched_once_checked_and_unpacked(tmp_path, monkeypatch):
     import urllib.request
 
@@ -318,6 +334,20 @@ def test_navigation_and_every_local_link_resolve(built):
         if i + 1 < len(names):
             assert hrefs.count(f"{names[i + 1]}.html") >= 2, f"{name}.html: no link on to {names[i + 1]}"
         assert not any(h.endswith(".ipynb") or "README.md" in h for h in hrefs), f"{name}.html links a notebook"
+
+
+def test_korean_text_is_drawn_with_the_font_the_page_carries(built):
+    """Every book and slides page with Korean text carries a font with a glyph for each of its characters."""
+    import page as page_check
+    checked, problems = 0, []
+    for folder in (BOOK, SLIDES):
+        for p in sorted(folder.glob("*.html")):
+            found = page_check.check_book_page(p.name, p.read_text(encoding="utf-8"))
+            checked += 1
+            problems += found
+    page_check.TOTAL.chart_checks += checked
+    page_check.TOTAL.chart_failed += len(problems)
+    assert not problems, "\n".join(problems)
 
 
 def test_nothing_is_loaded_from_the_network(built):

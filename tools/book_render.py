@@ -12,6 +12,7 @@ from pathlib import Path
 
 import course_install
 import course_nav
+from book_fonts import with_hangul_font
 from book_text import (BOOK, COURSE_TITLE, NOTEBOOKS, REVEAL_FILES, SLIDES, TEMPLATES, BookError, _stdout, charts,
                        duration, external_refs, inline_figures, machine_line, math_to_mathml, rewrite_links, run_span, run_text,
                        split_at_headings)
@@ -185,7 +186,7 @@ def render_book(books: list, ran: list[str]) -> dict:
                      "book": {"prev": prev, "next": nxt, "run": run_text(nb),
                               "slides": f"../slides/{source.stem}.slides.html"}}
         body, _ = exporter.from_notebook_node(_prepare(nb, ".html"), resources=resources)
-        (staging / f"{source.stem}.html").write_text(body, encoding="utf-8")
+        (staging / f"{source.stem}.html").write_text(with_hangul_font(body), encoding="utf-8")
         rows.append(_row(source, nb))
     (staging / "index.html").write_text(_index(rows, _origin(books, ran), "book"), encoding="utf-8")
     _check_offline(staging)
@@ -252,7 +253,7 @@ def render_slides(books: list, ran: list[str]) -> dict:
         resources = {"metadata": {"name": course_nav.notebook_title(nb), "path": str(NOTEBOOKS)},
                      "deck": {"run": run_text(nb), "book": f"../book/{source.stem}.html"}}
         body, _ = exporter.from_notebook_node(deck, resources=resources)
-        (staging / f"{source.stem}.slides.html").write_text(body, encoding="utf-8")
+        (staging / f"{source.stem}.slides.html").write_text(with_hangul_font(body), encoding="utf-8")
         rows.append(dict(_row(source, nb), slides=slide_count(deck)))
     (staging / "index.html").write_text(_index(rows, _origin(books, ran), "slides"), encoding="utf-8")
     _check_offline(staging)

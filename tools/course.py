@@ -40,8 +40,8 @@ from pathlib import Path
 import course_base
 from course_base import SetupError, fresh, profile, say, venv_python
 from course_health import doctor, stop
-from course_install import (build_snippets, build_spring_snippets, configure_lab, ensure_async_profiler, ensure_jbang,
-                            ensure_reveal, ensure_venv, helpers_classpath, install_kernel)
+from course_install import (build_snippets, build_spring_snippets, configure_lab, ensure_async_profiler, ensure_fonts,
+                            ensure_jbang, ensure_reveal, ensure_venv, helpers_classpath, install_kernel)
 from course_jdk import find_jdk, java_version, jdk21_status
 from course_nav import nav
 
@@ -87,9 +87,10 @@ def set_up() -> dict:
     configure_lab()
     reveal = ensure_reveal()
     profiler = ensure_async_profiler()
+    fonts = ensure_fonts()
     return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
             "spring boot": spring, "snippets": snippets, "kernel": str(kernel), "reveal.js": reveal,
-            "async-profiler": profiler}
+            "async-profiler": profiler, "fonts": fonts}
 
 
 def setup() -> dict:

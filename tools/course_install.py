@@ -340,6 +340,46 @@ def install_kernel(java_home: Path, java_feature: int, classpath: str) -> Path:
     return target
 
 
+# --------------------------------------------------------------------------- fonts (charts, book, slides)
+
+# Noto Sans KR (SIL OFL 1.1) from the pinned PyPI package pylopdf-fonts-ko (requirements.txt): a machine without a
+# Korean font draws the sources' titles as empty boxes. The charts (Java2D, helpers/.../ChartFonts.java) load it from
+# .course/fonts/; the book and slides embed a subset of it (tools/book_render.py).
+FONT_FILE = "NotoSansKR-Regular.otf"
+FONT_SHA256 = "69975a0ac8472717870aefeab0a4d52739308d90856b9955313b2ad5e0148d68"
+
+
+def fonts_dir() -> Path:
+    return course_base.STATE / "fonts"
+
+
+def installed_font() -> Path:
+    """The font file in the course's Python environment, checked against its pinned sha256."""
+    out = subprocess.run([str(venv_python()), "-c", "import pylopdf_fonts_ko; print(pylopdf_fonts_ko.sans_path())"],
+                         capture_output=True, text=True, timeout=120)
+    source = Path(out.stdout.strip()) if out.returncode == 0 else None
+    if source is None or not source.is_file():
+        raise SetupError("the pinned font package pylopdf-fonts-ko is not installed in the course's Python"
+                         f" ({(out.stderr.strip().splitlines() or ['no path'])[-1]}); run `make setup` again")
+    got = hashlib.sha256(source.read_bytes()).hexdigest()
+    if got != FONT_SHA256:
+        raise SetupError(f"{source} has sha256 {got}, not the pinned {FONT_SHA256}: not the font the course expects")
+    return source
+
+
+def ensure_fonts() -> str:
+    target = fonts_dir() / FONT_FILE
+    shown = f"Noto Sans KR (.course/fonts/{FONT_FILE})"
+    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == FONT_SHA256:
+        return shown
+    source = installed_font()
+    fonts_dir().mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    shutil.copyfile(source, partial)
+    partial.replace(target)
+    return shown
+
+
 # --------------------------------------------------------------------------- reveal.js (make slides)
 
 REVEAL_VERSION = "5.2.1"

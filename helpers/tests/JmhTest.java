@@ -246,11 +246,18 @@ public class JmhTest {
     @Test
     void onlyTroubleIsShownBesidesTheProgressLine() {
         for (String shown : List.of("java.lang.IllegalStateException: boom", "ERROR: benchmark failed",
-                "S01: -p tasks must be a whole number", "WARNING: A terminally deprecated method", "Error: x")) {
+                "S01: -p tasks must be a whole number", "WARNING: A terminally deprecated method", "Error: x",
+                "Exception in thread \"main\" java.lang.OutOfMemoryError: Java heap space",
+                "S13_X.java:12: error: cannot find symbol", "S03: the server failed to start",
+                "[unpinned] cannot use the font x.otf: bad table")) {
             assertTrue(ChildRun.SHOWN.matcher(shown).matches(), shown);
         }
         for (String hidden : List.of("Benchmark    (executor)  Mode  Cnt  Score   Error  Units",
-                "  2,500 requests in 5.0 s = 500.0 req/s, 0 errors", "# Warmup Iteration   1: 3164.123 ms/op")) {
+                "  2,500 requests in 5.0 s = 500.0 req/s, 0 errors", "# Warmup Iteration   1: 3164.123 ms/op",
+                // a child's results that name a failure or a doubt (chapters 04 and 05 printed them as if trouble)
+                "  jdk.VirtualThreadSubmitFailed          0",
+                "contended-monitor    2 threads x 200 ms on 1 carrier: 406 ms = 2.03 x the sleep; the time can't tell",
+                "forname-slow-loader  2 threads x 200 ms: 2 pinned events (reason: Freeze or preempt failed (2) x2)")) {
             assertFalse(ChildRun.SHOWN.matcher(hidden).matches(), hidden);
         }
     }

@@ -661,6 +661,7 @@ public final class Timeline {
             bars.add(one);
         });
         chart.addAnnotation(new Bars(List.copyOf(byKey.keySet()), bars));
+        Charts.markCategorical(chart, "y");
         return chart;
     }
 

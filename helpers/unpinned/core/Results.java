@@ -547,26 +547,29 @@ public final class Results {
     }
 
     /**
-     * {@link #save} for a notebook cell: one line naming the experiment and file (not the folder's path, which may be
-     * a temporary one) and no value left behind for the page to print.
+     * {@link #save} for a notebook cell: one line with the file's path ({@link #shown}), and no value left behind
+     * for the page to print.
      */
     public static void keep(String experiment, Object data) {
         Path saved = save(experiment, data);
-        System.out.println("saved as " + experiment + "/" + saved.getFileName() + " in the results folder");
+        System.out.println("saved as " + shown(saved));
     }
 
-    /** Where results go, as a page may say it: "results/ in the course folder", or the variable that chose it. */
+    /**
+     * Where results go, as a path the reader can open: relative to the course folder when inside it ("results/"),
+     * else the whole path (a folder UNPINNED_RESULTS names elsewhere).
+     */
     public static String where() {
-        Path dir = dir();
-        if (Course.findHome().map(h -> h.resolve("results").equals(dir)).orElse(false)) return "results/ in the course folder";
-        return "the folder " + DIR_ENV + " names";
+        return shown(dir()) + "/";
     }
 
-    /** A file as a page names it: inside the results folder or the course folder, relative to it (no temporary paths). */
+    /**
+     * A file as a page names it, a path the reader can open: relative to the course folder (where JupyterLab and a
+     * terminal in the checkout start) when it lies inside it, else the whole path.
+     */
     public static String shown(Path file) {
         Path f = file.toAbsolutePath().normalize();
-        Path results = dir();
-        if (f.startsWith(results)) return results.relativize(f) + " (in the results folder)";
-        return Course.findHome().filter(f::startsWith).map(h -> h.relativize(f).toString()).orElse(f.toString());
+        return Course.findHome().map(h -> h.toAbsolutePath().normalize()).filter(f::startsWith)
+                .map(h -> h.relativize(f).toString()).map(r -> r.isEmpty() ? "." : r).orElse(f.toString());
     }
 }

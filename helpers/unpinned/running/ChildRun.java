@@ -67,8 +67,12 @@ public final class ChildRun implements AutoCloseable {
 
     private static final Pattern SNIPPET = Pattern.compile("[A-Za-z0-9_]+\\.java");
     /** Lines worth showing besides the progress line: trouble, in the words JVMs and snippets use for it. */
-    static final Pattern SHOWN = Pattern.compile(
-            ".*(Exception|Error:|error:|ERROR|WARNING|[Rr]efus|[Ff]ailed|must be|[Cc]annot|can't|not allowed).*");
+    // Trouble, as a line says it: an exception, a line that starts with ERROR or WARNING, a "name: message" that
+    // refuses or fails. Not a word inside a line of results ("jdk.VirtualThreadSubmitFailed 0", a case that "can't
+    // tell", a pin reason "Freeze or preempt failed"): those are the child's output, and stay in its log.
+    static final Pattern SHOWN = Pattern.compile("(.*\\b[\\w.$]*Exception\\b.*|.*\\b[\\w.$]*Error:.*"
+            + "|\\s*(\\[unpinned\\] )?(ERROR|WARNING|Warning|error|warning|cannot)\\b.*"
+            + "|\\S+: .*(must be|[Rr]efus|[Ff]ailed|[Cc]annot|can't|not allowed|error|ERROR).*)");
     private static final int TAIL_LINES = 40;
     private static final DateTimeFormatter STAMP =
             DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS").withZone(ZoneOffset.UTC);

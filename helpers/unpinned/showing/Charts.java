@@ -129,6 +129,46 @@ public final class Charts {
     }
 
     /**
+     * {@link #compare(String, String, List, boolean)} with a labelled dashed line per entry of {@code references}:
+     * a figure that is neither measured, nor a bound, nor published (e.g. the 1 MB stack a platform thread reserves).
+     */
+    public static DrawnChart compare(String title, String unit, List<Comparison> rows, boolean logY,
+                                     Map<String, Double> references) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
+        CategoryChart chart = compareChart(title, unit, rows, logY);
+        if (references != null) {
+            for (Map.Entry<String, Double> r : references.entrySet()) {
+                text("each reference label", r.getKey());
+                if (r.getValue() == null || !Double.isFinite(r.getValue()) || (logY && r.getValue() <= 0)) {
+                    throw new IllegalArgumentException("reference '" + r.getKey() + "' must be a finite number"
+                            + (logY ? " > 0 on a log axis" : "") + ", got " + r.getValue());
+                }
+                chart.addAnnotation(new ReferenceLine(r.getValue(), r.getKey()));
+                fitAxis(chart, r.getValue(), logY);
+            }
+        }
+        return render(chart);
+    }
+
+    // Widens the value axis so that a reference line at v is on it.
+    private static void fitAxis(CategoryChart chart, double v, boolean logY) {
+        CategoryStyler st = chart.getStyler();
+        double top = st.getYAxisMax() != null ? st.getYAxisMax() : v;
+        for (CategorySeries s : chart.getSeriesMap().values()) {
+            for (Number y : s.getYData()) if (y != null) top = Math.max(top, y.doubleValue());
+        }
+        top = Math.max(top, v);
+        if (logY) {
+            double bottom = st.getYAxisMin() != null ? Math.min(st.getYAxisMin(), v) : v;
+            double[] range = decades(bottom, top);
+            st.setYAxisMin(range[0]);
+            st.setYAxisMax(range[1]);
+        } else {
+            st.setYAxisMax(top * 1.1);
+        }
+    }
+
+    /**
      * The chart behind {@link #compare}. A series whose values are all NaN is left out; a single
      * NaN leaves its bar out. With {@code logY} every available value must be > 0; without it the
      * values must be within {@link #MAX_LINEAR_SPREAD} times of each other.
@@ -209,6 +249,9 @@ public final class Charts {
         chart.getStyler().setYAxisMax(hi * 1.1);
         chart.addAnnotation(new ReferenceLine(1.0, BOUND));
         addErrorBars(chart, MEASURED_RATIO, measured, errors, false, range);
+        chart.addAnnotation(new Raw(new ChartReading.RawValues(PUBLISHED_RATIO,
+                rows.stream().filter(c -> !(Double.isNaN(c.bound()) || Double.isNaN(c.measured()) && Double.isNaN(c.published())))
+                        .map(Comparison::published).toList())));
         return chart;
     }
 
@@ -247,7 +290,11 @@ public final class Charts {
         if (published.stream().anyMatch(Double::isFinite)) {
             series.put(PUBLISHED, published.stream().mapToDouble(Double::doubleValue).toArray());
         }
-        return groupedBarsChart(title, "share of the bound", labels, series, Map.of("the bound", 1.0));
+        CategoryChart chart = groupedBarsChart(title, "share of the bound", labels, series, Map.of("the bound", 1.0));
+        List<Double> raw = rows.stream().filter(m -> m.boundKind() != null && Double.isFinite(m.ofBound()))
+                .map(m -> m.published() == null ? Double.NaN : m.published()).toList();
+        chart.addAnnotation(new Raw(new ChartReading.RawValues(PUBLISHED, raw)));
+        return chart;
     }
 
     /** One bar per key, in the map's iteration order (use a LinkedHashMap); null or NaN leaves a gap. */
@@ -341,13 +388,13 @@ public final class Charts {
     /** Lines with markers, e.g. throughput against users; log axes for sweeps over decades. */
     public static DrawnChart lines(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
-        return render(xyChart(title, xLabel, yLabel, logX, logY, false, s));
+        return render(padded(xyChart(title, xLabel, yLabel, logX, logY, false, s)));
     }
 
     /** Points only, e.g. one point per request or per run. */
     public static DrawnChart scatter(String title, String xLabel, String yLabel, boolean logX, boolean logY, Series... s) {
         RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
-        return render(xyChart(title, xLabel, yLabel, logX, logY, true, s));
+        return render(padded(xyChart(title, xLabel, yLabel, logX, logY, true, s)));
     }
 
     /**
@@ -371,13 +418,20 @@ public final class Charts {
         XYChart chart = xyChart(title, xLabel, yLabel, logX, logY, false, HEIGHT + LEGEND_LINE * legendLines,
                 all.toArray(Series[]::new));
         for (Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
+        int index = 0;
         for (Series point : points) {
             XYSeries added = chart.getSeriesMap().get(point.name());
             added.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-            added.setMarker(SeriesMarkers.CIRCLE);
+            added.setMarker(index++ == 0 ? SeriesMarkers.CIRCLE : new Ring());
         }
         chart.getStyler().setMarkerSize(9);
         if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        return padded(chart);
+    }
+
+    private static XYChart padded(XYChart chart) {
+        if (!chart.getStyler().isXAxisLogarithmic()) padTicks(chart, true);
+        if (!chart.getStyler().isYAxisLogarithmic()) padTicks(chart, false);
         return chart;
     }
 
@@ -411,11 +465,226 @@ public final class Charts {
         st.setXAxisDecimalPattern(pattern(minAbs(Arrays.stream(s).map(Series::x).toArray(double[][]::new))));
         st.setYAxisDecimalPattern(pattern(minAbs(Arrays.stream(s).map(Series::y).toArray(double[][]::new))));
         st.setSeriesColors(PALETTE);
+        int index = 0;
         for (Series one : s) {
             XYSeries added = chart.addSeries(one.name(), one.x().clone(), one.y().clone());
-            if (pointsOnly) added.setMarker(SeriesMarkers.CIRCLE);
+            // Later series are rings, so where two meet (lines at 0, points on each other), both are seen.
+            if (pointsOnly) added.setMarker(index == 0 ? SeriesMarkers.CIRCLE : new Ring());
+            else if (index > 0) added.setMarker(new Ring());
+            index++;
+        }
+
+        // A log axis runs from decade to decade, two at least: both ends and one between are labelled.
+        if (logX) {
+            double[] range = decades(minOf(s, Series::x), maxOf(s, Series::x));
+            st.setXAxisMin(range[0]);
+            st.setXAxisMax(range[1]);
+        }
+        if (logY) {
+            double[] range = decades(minOf(s, Series::y), maxOf(s, Series::y));
+            st.setYAxisMin(range[0]);
+            st.setYAxisMax(range[1]);
         }
         return chart;
+    }
+
+    /**
+     * The decades a log axis spans so that its ends are labelled: from the power of ten at or below {@code lo} to
+     * the one at or above {@code hi}, at least two decades (three labels), widened downwards.
+     */
+    static double[] decades(double lo, double hi) {
+        if (!(lo > 0) || !(hi > 0) || Double.isInfinite(lo) || Double.isInfinite(hi)) return new double[] {0.1, 10};
+        int bottom = (int) Math.floor(Math.log10(lo) + 1e-9);
+        int top = (int) Math.ceil(Math.log10(hi) - 1e-9);
+        if (top - bottom < 2) bottom = top - 2;
+        return new double[] {Math.pow(10, bottom), Math.pow(10, top)};
+    }
+
+    private static double minOf(Series[] s, java.util.function.Function<Series, double[]> values) {
+        double min = Double.POSITIVE_INFINITY;
+        for (Series one : s) for (double v : values.apply(one)) if (Double.isFinite(v) && v > 0) min = Math.min(min, v);
+        return min;
+    }
+
+    private static double maxOf(Series[] s, java.util.function.Function<Series, double[]> values) {
+        double max = Double.NEGATIVE_INFINITY;
+        for (Series one : s) for (double v : values.apply(one)) if (Double.isFinite(v) && v > 0) max = Math.max(max, v);
+        return max;
+    }
+
+    /**
+     * Points on lanes, one lane per whole number on the y axis (a carrier's number, a worker's): a category axis
+     * whose ticks are exactly the lanes. Series share a lane side by side, each a little apart on the x axis, so no
+     * series hides another where they meet; later series are drawn as rings, so a point under one still shows.
+     */
+    public static DrawnChart lanes(String title, String xLabel, String yLabel, Series... s) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
+        return render(lanesChart(title, xLabel, yLabel, s));
+    }
+
+    static XYChart lanesChart(String title, String xLabel, String yLabel, Series... s) {
+        if (s == null || s.length == 0) throw new IllegalArgumentException("at least one series is required, got none");
+        long lo = Long.MAX_VALUE;
+        long hi = Long.MIN_VALUE;
+        double xMin = Double.POSITIVE_INFINITY;
+        double xMax = Double.NEGATIVE_INFINITY;
+        for (Series one : s) {
+            if (one == null) throw new IllegalArgumentException("series must not be null");
+            for (int i = 0; i < one.y().length; i++) {
+                double v = one.y()[i];
+                if (Double.isNaN(v)) continue;
+                if (!Double.isFinite(v) || v != Math.rint(v)) {
+                    throw new IllegalArgumentException("lanes are whole numbers: series '" + one.name() + "' has y = " + v);
+                }
+                lo = Math.min(lo, (long) v);
+                hi = Math.max(hi, (long) v);
+                if (Double.isFinite(one.x()[i])) {
+                    xMin = Math.min(xMin, one.x()[i]);
+                    xMax = Math.max(xMax, one.x()[i]);
+                }
+            }
+        }
+        if (lo > hi) throw new IllegalArgumentException("the series hold no point to draw");
+        if (hi == lo) hi = lo + 1; // XChart puts its ticks on the lanes only when there are two or more
+        double xSpan = Math.max(1e-9, xMax - xMin);
+        // Side by side within a lane: 1/4 of the median x step between series, centred on the true x.
+        double step = xSpan / Math.max(1, Arrays.stream(s).mapToInt(one -> one.x().length).max().orElse(1));
+        double shift = s.length > 1 ? step / 4 : 0;
+        List<Series> all = new ArrayList<>();
+        // Axis only, first: XChart 3.8.8 puts its ticks at the data's y values when they are equally spaced in the
+        // order it meets them, so this series names every lane in order, and the points add no other y value.
+        int lanes = (int) (hi - lo + 1);
+        double[] laneX = new double[lanes];
+        double[] laneY = new double[lanes];
+        for (int i = 0; i < lanes; i++) {
+            laneX[i] = xMin;
+            laneY[i] = lo + i;
+        }
+        all.add(new Series(LANES, laneX, laneY));
+        for (int k = 0; k < s.length; k++) {
+            double off = (k - (s.length - 1) / 2.0) * shift;
+            List<double[]> kept = new ArrayList<>(); // a NaN would be a y value of its own, and cost the lanes their ticks
+            for (int i = 0; i < s[k].x().length; i++) {
+                if (Double.isFinite(s[k].x()[i]) && Double.isFinite(s[k].y()[i])) kept.add(new double[] {s[k].x()[i] + off, s[k].y()[i]});
+            }
+            if (kept.isEmpty()) kept.add(new double[] {xMin, lo}); // keeps its legend entry; the record counts its points
+            all.add(new Series(s[k].name(), kept.stream().mapToDouble(p -> p[0]).toArray(),
+                    kept.stream().mapToDouble(p -> p[1]).toArray()));
+        }
+        XYChart chart = xyChart(title, xLabel, yLabel, false, false, true, all.toArray(Series[]::new));
+        XYSeries axisOnly = chart.getSeriesMap().get(LANES);
+        axisOnly.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        axisOnly.setMarker(SeriesMarkers.NONE);
+        axisOnly.setLineColor(new Color(0, 0, 0, 0));
+        axisOnly.setShowInLegend(false);
+        int index = 0;
+        for (Series one : s) {
+            XYSeries added = chart.getSeriesMap().get(one.name());
+            added.setMarker(index == 0 ? SeriesMarkers.CIRCLE : new Ring());
+            added.setMarkerColor(PALETTE[index % PALETTE.length]);
+            added.setLineColor(PALETTE[index % PALETTE.length]);
+            index++;
+        }
+        var st = chart.getStyler();
+        st.setLegendVisible(s.length > 1);
+        st.setYAxisMin(lo - 0.5);
+        st.setYAxisMax(hi + 0.5);
+        st.setYAxisDecimalPattern("#,##0");
+        st.setPlotGridHorizontalLinesVisible(false);
+        markCategorical(chart, "y");
+        return chart;
+    }
+
+    static final String LANES = "lanes (axis only)"; // ends with AXIS_ONLY
+    /** The end of the name of a series that only shapes an axis: drawn as nothing, not in the legend or the record. */
+    static final String AXIS_ONLY = " (axis only)";
+
+    /**
+     * XChart 3.8.8 ticks a numeric axis at the data's own values when they are equally spaced in the order it meets
+     * them: data on two values (1 and 2 carriers) got two ticks, too few to read a value by. An axis-only point a
+     * step beyond them (towards 0 where that stays at or above 0) gives XChart's own tick steps instead.
+     */
+    private static void padTicks(XYChart chart, boolean x) {
+        java.util.LinkedHashSet<Double> seen = new java.util.LinkedHashSet<>();
+        double firstX = Double.NaN;
+        double firstY = Double.NaN;
+        for (XYSeries one : chart.getSeriesMap().values()) {
+            double[] v = x ? one.getXData() : one.getYData();
+            for (int i = 0; i < v.length; i++) {
+                seen.add(v[i]);
+                if (Double.isNaN(firstX) && Double.isFinite(one.getXData()[i]) && Double.isFinite(one.getYData()[i])) {
+                    firstX = one.getXData()[i];
+                    firstY = one.getYData()[i];
+                }
+            }
+        }
+        List<Double> values = seen.stream().filter(Double::isFinite).toList();
+        if (values.size() != 2 || seen.size() != 2) return;
+        double lo = Math.min(values.get(0), values.get(1));
+        double hi = Math.max(values.get(0), values.get(1));
+        double beyond = lo - (hi - lo) >= 0 || lo < 0 ? lo - (hi - lo) : hi + (hi - lo);
+        XYSeries pad = chart.addSeries((x ? "x" : "y") + AXIS_ONLY, new double[] {x ? beyond : firstX},
+                new double[] {x ? firstY : beyond});
+        pad.setMarker(SeriesMarkers.NONE);
+        pad.setLineColor(new Color(0, 0, 0, 0));
+        pad.setShowInLegend(false);
+    }
+
+    /**
+     * Says that {@code axis} ("x" or "y") of {@code chart} counts categories (lanes, carriers), not a quantity: the
+     * page test then wants whole numbers on its ticks.
+     */
+    public static void markCategorical(Chart<?, ?> chart, String axis) {
+        chart.addAnnotation(new Categorical(axis));
+    }
+
+    static boolean isCategorical(Chart<?, ?> chart, String axis) {
+        return ChartReading.annotations(chart).stream().anyMatch(a -> a instanceof Categorical c && c.axis.equals(axis));
+    }
+
+    /** Paints nothing: says which axis counts categories. */
+    static final class Categorical extends Annotation {
+        final String axis;
+
+        Categorical(String axis) {
+            super(true);
+            this.axis = axis;
+            bounds = new Rectangle2D.Double();
+        }
+
+        @Override
+        public void paint(Graphics2D g) {}
+    }
+
+    /** Paints nothing: the values a series stood for before the chart divided them (see {@link ChartReading}). */
+    static final class Raw extends Annotation {
+        final ChartReading.RawValues values;
+
+        Raw(ChartReading.RawValues values) {
+            super(true);
+            this.values = values;
+            bounds = new Rectangle2D.Double();
+        }
+
+        @Override
+        public void paint(Graphics2D g) {}
+    }
+
+    /**
+     * A circle drawn as a ring, a little larger than a dot: a point of an earlier series under it still shows.
+     * Later point series get it, so where two series meet, both are seen.
+     */
+    public static final class Ring extends org.knowm.xchart.style.markers.Marker {
+        int size(int markerSize) {
+            return markerSize + 3;
+        }
+
+        @Override
+        public void paint(Graphics2D g, double x, double y, int markerSize) {
+            double d = size(markerSize);
+            g.setStroke(new BasicStroke(2f));
+            g.draw(new java.awt.geom.Ellipse2D.Double(x - d / 2, y - d / 2, d, d));
+        }
     }
 
     /**
@@ -447,6 +716,12 @@ public final class Charts {
         RunGuard.check("drawing a chart");
         // In the notebook, the chart's record goes into the page's metadata beside the PNG.
         DrawnChart.register();
+        if (chart instanceof CategoryChart && ChartReading.annotations(chart).stream().noneMatch(a -> a instanceof Overlay)) {
+            chart.addAnnotation(new Overlay());
+        }
+        List<String> texts = texts(chart);
+        String family = ChartFonts.familyFor(texts);
+        if (!family.equals(Font.SANS_SERIF)) useFamily(chart, family);
         BufferedImage image = BitmapEncoder.getBufferedImage(chart);
         // Category labels wider than their slot overlap: turn them until they fit (drawn again, then checked).
         if (chart instanceof CategoryChart category) {
@@ -465,7 +740,47 @@ public final class Charts {
             clipped.add("legend");
         }
         if (chart instanceof CategoryChart category && labelsOverlap(category)) clipped.add("x-axis labels overlap");
-        return new DrawnChart(image, titleOf(chart), drawnSeries(chart), clipped);
+        List<ChartReading.RawValues> raw = ChartReading.annotations(chart).stream()
+                .filter(a -> a instanceof Raw).map(a -> ((Raw) a).values).toList();
+        return new DrawnChart(image, titleOf(chart), drawnSeries(chart), clipped, ChartReading.read(chart, raw, texts));
+    }
+
+    /** Every text the chart draws: its title, axis titles, legend entries, category names and line labels. */
+    static List<String> texts(Chart<?, ?> chart) {
+        List<String> texts = new ArrayList<>();
+        for (Object a : ChartReading.annotations(chart)) {
+            if (a instanceof TitleBlock t) texts.addAll(t.layout.lines());
+            if (a instanceof ReferenceLine r) texts.add(r.label());
+        }
+        texts.add(chart.getXAxisTitle());
+        texts.add(chart.getYAxisTitle());
+        for (var e : chart.getSeriesMap().entrySet()) {
+            if (e.getValue().isShowInLegend()) texts.add(e.getKey());
+            if (e.getValue() instanceof CategorySeries c) for (Object x : c.getXData()) texts.add(String.valueOf(x));
+        }
+        texts.removeIf(t -> t == null || t.isBlank());
+        return texts;
+    }
+
+    // Every font of the chart in another family (one that can draw all its texts), the title laid out again in it.
+    private static void useFamily(Chart<?, ?> chart, String family) {
+        if (!(chart.getStyler() instanceof AxesChartStyler st)) return;
+        st.setChartTitleFont(in(family, st.getChartTitleFont()));
+        st.setAxisTitleFont(in(family, st.getAxisTitleFont()));
+        st.setAxisTickLabelsFont(in(family, st.getAxisTickLabelsFont()));
+        st.setLegendFont(in(family, st.getLegendFont()));
+        if (st instanceof CategoryStyler cs) cs.setLabelsFont(in(family, cs.getLabelsFont()));
+        for (Object a : ChartReading.annotations(chart)) {
+            if (a instanceof TitleBlock t) {
+                t.layout = titleLayout(String.join(" ", t.layout.lines()), chart.getWidth(), family);
+                FontMetrics fm = Measure.GRAPHICS.getFontMetrics(t.layout.font());
+                st.setChartTitlePadding((t.layout.lines().size() * fm.getHeight() + 2 * TITLE_GAP + 1) / 2);
+            }
+        }
+    }
+
+    private static Font in(String family, Font f) {
+        return new Font(family, f.getStyle(), f.getSize());
     }
 
     /** Each declared series with its count of finite points (on a log axis, points > 0): what the chart shows of it. */
@@ -474,6 +789,7 @@ public final class Charts {
         boolean logY = chart.getStyler() instanceof AxesChartStyler a && a.isYAxisLogarithmic();
         boolean logX = chart.getStyler() instanceof AxesChartStyler a && a.isXAxisLogarithmic();
         for (var e : chart.getSeriesMap().entrySet()) {
+            if (e.getKey().endsWith(AXIS_ONLY)) continue;
             int points = 0;
             if (e.getValue() instanceof XYSeries xy) {
                 double[] x = xy.getXData();
@@ -555,13 +871,17 @@ public final class Charts {
      * @throws IllegalArgumentException when even two lines at {@link #MIN_TITLE_POINTS} are too narrow
      */
     static TitleLayout titleLayout(String title, int chartWidth) {
+        return titleLayout(title, chartWidth, ChartFonts.familyFor(List.of(title)));
+    }
+
+    static TitleLayout titleLayout(String title, int chartWidth, String family) {
         text("title", title);
         String[] words = title.strip().split("\\s+");
         int available = titleWidth(chartWidth);
-        Font full = titleFont(TITLE_POINTS);
+        Font full = new Font(family, Font.BOLD, TITLE_POINTS);
         if (textWidth(String.join(" ", words), full) <= available) return new TitleLayout(List.of(String.join(" ", words)), full);
         for (int points = TITLE_POINTS; points >= MIN_TITLE_POINTS; points--) {
-            Font font = titleFont(points);
+            Font font = new Font(family, Font.BOLD, points);
             List<String> best = null;
             int bestWidth = Integer.MAX_VALUE;
             for (int cut = 1; cut < words.length; cut++) {
@@ -617,7 +937,7 @@ public final class Charts {
 
     /** Draws the title lines in the band XChart reserved for its (blank) title, centred over the plot but never off the image. */
     static final class TitleBlock extends Annotation {
-        final TitleLayout layout;
+        TitleLayout layout;
 
         TitleBlock(TitleLayout layout) {
             super(true);
@@ -703,7 +1023,8 @@ public final class Charts {
                 .xAxisTitle(xLabel == null ? "" : xLabel).yAxisTitle(yLabel).build();
         style(chart.getStyler());
         applyTitle(chart, layout);
-        chart.getStyler().setLabelsVisible(true);
+        // The value labels are drawn by Overlay, which keeps them off each other, the bars and the lines.
+        chart.getStyler().setLabelsVisible(false);
         chart.getStyler().setLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 11));
         chart.getStyler().setXAxisTitleVisible(xLabel != null);
         return chart;
@@ -762,11 +1083,7 @@ public final class Charts {
         CategoryStyler st = chart.getStyler();
         // Make room for the top of the highest error bar (XChart's own range knows only the bars).
         if (st.getYAxisMax() == null || st.getYAxisMax() < top) st.setYAxisMax(top);
-        // A bar less than twice the floor would be a sliver: go one decade lower then.
-        if (logY) {
-            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
-            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
-        }
+        if (logY) logAxis(chart, range[0], top);
         int index = new ArrayList<>(chart.getSeriesMap().keySet()).indexOf(name);
         chart.addAnnotation(new ErrorBars(index, values, errors));
     }
@@ -780,6 +1097,11 @@ public final class Charts {
         private final int seriesIndex;
         private final List<Double> values;
         private final List<Double> errors;
+        private final List<Rectangle2D> whiskers = new ArrayList<>();
+
+        List<Rectangle2D> whiskers() {
+            return List.copyOf(whiskers);
+        }
 
         ErrorBars(int seriesIndex, List<Double> values, List<Double> errors) {
             super(false);
@@ -801,6 +1123,7 @@ public final class Charts {
             double barWidth = step / chart.getSeriesMap().size() * fill;
             double first = left + (width - content) / 2 + step * (1 - fill) / 2 + seriesIndex * barWidth + barWidth / 2;
             double cap = Math.max(2, Math.min(5, barWidth / 4));
+            whiskers.clear();
             g.setColor(ERROR_BAR);
             g.setStroke(new BasicStroke(2f));
             // Straight lines need no anti-aliasing, and without it they are exactly ERROR_BAR (which the tests look for).
@@ -815,6 +1138,7 @@ public final class Charts {
                 // On a log axis v - e <= 0 is below any axis: the whisker runs to the bottom of the plot.
                 double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(getYAxisScreenValue(v - e), plotTop, plotBottom);
                 g.draw(new Line2D.Double(x, hi, x, lo));
+                whiskers.add(new Rectangle2D.Double(x - cap, hi - 1, 2 * cap, lo - hi + 2));
                 g.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
                 if (lo < plotBottom) g.draw(new Line2D.Double(x - cap, lo, x + cap, lo));
             }
@@ -823,7 +1147,7 @@ public final class Charts {
         }
     }
 
-    /** A dashed horizontal line across the plot at {@code value}, with {@code label} above its right end. */
+    /** A dashed horizontal line across the plot at {@code value}; {@link Overlay} puts its {@code label} beside it. */
     static final class ReferenceLine extends Annotation {
         private final double value;
         private final String label;
@@ -844,13 +1168,168 @@ public final class Charts {
             g.setColor(REFERENCE);
             g.setStroke(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10, new float[] {6, 4}, 0));
             g.draw(new Line2D.Double(left, y, right, y));
-            textHints(g);
-            g.setFont(new Font(Font.SANS_SERIF, Font.BOLD, 11));
-            FontMetrics fm = g.getFontMetrics();
-            int w = fm.stringWidth(label);
-            g.drawString(label, (float) (right - w - 4), (float) (y - 4));
             g.setRenderingHints(saved);
-            bounds = new Rectangle2D.Double(left, y - fm.getHeight(), right - left, fm.getHeight());
+            bounds = new Rectangle2D.Double(left, y - 1, right - left, 2);
+        }
+
+        double value() {
+            return value;
+        }
+
+        String label() {
+            return label;
+        }
+    }
+
+    /**
+     * The texts inside a bar chart's plot, placed last, where nothing else is: each reference line's label (at the
+     * right end above its line, else below it, else at the left end), then each bar's value (above the bar, else
+     * stacked higher, else inside its top). A place that would cover another label, a bar, a whisker or a line is
+     * passed over; a value with no free place is left out (the table beside the chart has it). Every box it drew,
+     * and every bar and line, goes into the chart's record ({@link ChartReading}).
+     */
+    static final class Overlay extends Annotation implements ChartReading.Boxed {
+        /** The least room, px, between two labels side by side. */
+        static final int LABEL_GAP = 4;
+        private final List<DrawnChart.Box> boxes = new ArrayList<>();
+
+        Overlay() {
+            super(false);
+        }
+
+        @Override
+        public List<DrawnChart.Box> boxes() {
+            return List.copyOf(boxes);
+        }
+
+        @Override
+        public void paint(Graphics2D g) {
+            boxes.clear();
+            CategoryChart cc = (CategoryChart) chart;
+            CategoryStyler st = cc.getStyler();
+            double left = getXAxisScreenValueForMin();
+            double right = getXAxisScreenValueForMax();
+            double plotTop = getYAxisScreenValueForMin();
+            double plotBottom = getYAxisScreenValueForMax();
+            Rectangle2D plot = new Rectangle2D.Double(left, plotTop, right - left, plotBottom - plotTop);
+            List<Rectangle2D> taken = new ArrayList<>();
+            // The bars, where XChart 3.8.8's PlotContent_Category_Bar puts them (side by side, not stacked).
+            List<String> names = new ArrayList<>(cc.getSeriesMap().keySet());
+            int categories = cc.getSeriesMap().values().iterator().next().getXData().size();
+            double width = right - left;
+            double content = st.getPlotContentSize() * width;
+            double step = content / categories;
+            double fill = st.getAvailableSpaceFill();
+            double barWidth = step / names.size() * fill;
+            double zero = st.isYAxisLogarithmic() ? plotBottom : clamp(getYAxisScreenValue(0), plotTop, plotBottom);
+            record Bar(String owner, Rectangle2D box, double value) {}
+            List<Bar> bars = new ArrayList<>();
+            for (int k = 0; k < names.size(); k++) {
+                List<? extends Number> ys = new ArrayList<>(cc.getSeriesMap().get(names.get(k)).getYData());
+                for (int i = 0; i < ys.size(); i++) {
+                    Number n = ys.get(i);
+                    if (n == null) continue;
+                    double x = left + (width - content) / 2 + step * i + step * (1 - fill) / 2 + k * barWidth;
+                    double top = clamp(getYAxisScreenValue(n.doubleValue()), plotTop, plotBottom);
+                    Rectangle2D box = new Rectangle2D.Double(x, Math.min(top, zero), barWidth, Math.abs(zero - top));
+                    String owner = names.get(k) + " #" + i;
+                    bars.add(new Bar(owner, box, n.doubleValue()));
+                    boxes.add(new DrawnChart.Box("bar", names.get(k), box.getX(), box.getY(), box.getWidth(), box.getHeight(), owner));
+                }
+            }
+            for (Object a : ChartReading.annotations(cc)) {
+                if (a instanceof ErrorBars e && e.getBounds() != null) taken.addAll(e.whiskers());
+            }
+            List<ReferenceLine> lines = new ArrayList<>();
+            for (Object a : ChartReading.annotations(cc)) if (a instanceof ReferenceLine r) lines.add(r);
+            for (ReferenceLine r : lines) {
+                double y = getYAxisScreenValue(r.value());
+                boxes.add(new DrawnChart.Box("line", r.label(), left, y - 1, right - left, 2, ""));
+            }
+            RenderingHints saved = g.getRenderingHints();
+            textHints(g);
+            Font lineFont = st.getLabelsFont().deriveFont(Font.BOLD);
+            FontMetrics lm = g.getFontMetrics(lineFont);
+            g.setColor(REFERENCE);
+            g.setFont(lineFont);
+            for (ReferenceLine r : lines) {
+                double y = getYAxisScreenValue(r.value());
+                int w = lm.stringWidth(r.label());
+                int h = lm.getAscent() + lm.getDescent();
+                List<Rectangle2D> places = new ArrayList<>(List.of(
+                        new Rectangle2D.Double(right - w - 4, y - 3 - h, w, h),
+                        new Rectangle2D.Double(right - w - 4, y + 3, w, h),
+                        new Rectangle2D.Double(left + 4, y - 3 - h, w, h),
+                        new Rectangle2D.Double(left + 4, y + 3, w, h)));
+                // else in a gap between two groups of bars, from the right
+                for (int i = categories - 1; i >= 1; i--) {
+                    double gap = left + (width - content) / 2 + step * i - w / 2.0;
+                    places.add(new Rectangle2D.Double(gap, y - 3 - h, w, h));
+                    places.add(new Rectangle2D.Double(gap, y + 3, w, h));
+                }
+                // A line's label keeps off the room just above each bar too, where the bar's value goes.
+                List<Rectangle2D> keepOff = new ArrayList<>(bars.stream().map(Bar::box).toList());
+                for (Bar b : bars) {
+                    double room = 2 * (lm.getAscent() + lm.getDescent()) + 6;
+                    keepOff.add(new Rectangle2D.Double(b.box().getX(), b.box().getMinY() - room, b.box().getWidth(), room));
+                }
+                Rectangle2D at = free(places, plot, taken, keepOff, boxes, r.label(), "");
+                if (at == null) at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
+                if (at == null) at = places.get(0); // drawn all the same, and the record shows what it covers
+                g.drawString(r.label(), (float) at.getX(), (float) (at.getY() + lm.getAscent()));
+                taken.add(at);
+                boxes.add(new DrawnChart.Box("line label", r.label(), at.getX(), at.getY(), at.getWidth(), at.getHeight(), ""));
+            }
+            Font valueFont = st.getLabelsFont();
+            FontMetrics vm = g.getFontMetrics(valueFont);
+            g.setFont(valueFont);
+            g.setColor(styler.getChartFontColor());
+            java.text.DecimalFormat format = new java.text.DecimalFormat(st.getDecimalPattern() == null ? "#,##0.###"
+                    : st.getDecimalPattern(), DecimalFormatSymbols.getInstance(Locale.ROOT));
+            for (Bar b : bars) {
+                String text = format.format(b.value());
+                int w = vm.stringWidth(text);
+                int h = vm.getAscent() + vm.getDescent();
+                double cx = b.box().getCenterX() - w / 2.0;
+                boolean up = b.value() >= 0 || st.isYAxisLogarithmic();
+                double edge = up ? b.box().getMinY() : b.box().getMaxY();
+                // Above the bar, one line higher, inside its top (white, where it fits), then higher still: a label
+                // far above its bar reads as its neighbour's.
+                List<Rectangle2D> places = new ArrayList<>();
+                for (int level = 0; level < 4; level++) {
+                    places.add(new Rectangle2D.Double(cx, up ? edge - 2 - h - level * (h + 1) : edge + 2 + level * (h + 1), w, h));
+                    if (level == 1 && b.box().getHeight() > h + 6 && b.box().getWidth() >= w) {
+                        places.add(new Rectangle2D.Double(cx, up ? edge + 4 : edge - 4 - h, w, h));
+                    }
+                }
+                Rectangle2D at = free(places, plot, taken, bars.stream().filter(o -> o != b).map(Bar::box).toList(), boxes,
+                        text, b.owner());
+                if (at == null) continue;
+                boolean inside = at.getMinY() >= b.box().getMinY() && at.getMaxY() <= b.box().getMaxY();
+                g.setColor(inside ? Color.WHITE : styler.getChartFontColor());
+                g.drawString(text, (float) at.getX(), (float) (at.getY() + vm.getAscent()));
+                taken.add(at);
+                boxes.add(new DrawnChart.Box("value label", text, at.getX(), at.getY(), at.getWidth(), at.getHeight(), b.owner()));
+            }
+            g.setRenderingHints(saved);
+            bounds = plot;
+        }
+
+        // The first place inside the plot that covers no label, other bar, whisker or line.
+        private static Rectangle2D free(List<Rectangle2D> places, Rectangle2D plot, List<Rectangle2D> taken,
+                                        List<Rectangle2D> bars, List<DrawnChart.Box> drawn, String text, String owner) {
+            for (Rectangle2D p : places) {
+                if (p.getMinX() < plot.getMinX() - 1 || p.getMaxX() > plot.getMaxX() + 1 || p.getMinY() < plot.getMinY()
+                        || p.getMaxY() > plot.getMaxY()) continue;
+                // Two labels need a gap, or "2.01" and "2.04" side by side read as "2.012.04".
+                Rectangle2D apart = new Rectangle2D.Double(p.getX() - LABEL_GAP, p.getY() - 1, p.getWidth() + 2 * LABEL_GAP,
+                        p.getHeight() + 2);
+                if (taken.stream().anyMatch(apart::intersects)) continue;
+                if (bars.stream().anyMatch(b -> b.getHeight() > 0 && p.intersects(b))) continue;
+                if (drawn.stream().anyMatch(d -> d.kind().equals("line") && p.intersects(d.x(), d.y(), d.w(), d.h()))) continue;
+                return p;
+            }
+            return null;
         }
     }
 
@@ -869,13 +1348,26 @@ public final class Charts {
         // XChart starts log bars at 0 and then refuses them; start at the decade below the smallest value.
         // (With logY every value is > 0, so range[0] is the smallest value.)
         // A bar less than twice the floor would be a sliver: go one decade lower then.
-        if (logY) {
-            double floor = Math.pow(10, Math.floor(Math.log10(range[0])));
-            st.setYAxisMin(range[0] < 2 * floor ? floor / 10 : floor);
-        }
+        if (logY) logAxis(chart, range[0], Double.NaN);
         st.setDecimalPattern(pattern(range[0]));
         int chars = labels.stream().mapToInt(String::length).sum();
         if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap
+    }
+
+    /**
+     * A log value axis of bars: from the decade below the smallest value (one more when a bar would be a sliver,
+     * less than twice the floor) to the decade at or above the highest bar ({@code top} if given), two decades at
+     * least, so both ends carry a label.
+     */
+    private static void logAxis(CategoryChart chart, double smallest, double top) {
+        double hi = Double.isNaN(top) ? Double.NEGATIVE_INFINITY : top;
+        for (CategorySeries s : chart.getSeriesMap().values()) {
+            for (Number y : s.getYData()) if (y != null && y.doubleValue() > 0) hi = Math.max(hi, y.doubleValue());
+        }
+        double floor = Math.pow(10, Math.floor(Math.log10(smallest) + 1e-9));
+        double[] range = decades(smallest < 2 * floor ? floor / 10 : floor, hi);
+        chart.getStyler().setYAxisMin(range[0]);
+        chart.getStyler().setYAxisMax(range[1]);
     }
 
     static void style(AxesChartStyler st) {
