@@ -13,6 +13,9 @@ import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -235,9 +238,28 @@ public final class SchedulerRuns {
             points.add(new Charts.Series(label, Arrays.stream(n).map(x -> x + shift).toArray(),
                     run.sweep().stream().mapToDouble(SweepStep::poolSizeMax).toArray()));
         });
-        return Charts.plot(String.format(Locale.ROOT, "Carriers while N threads block in a pipe read and every one of"
-                + " the %d is busy: measured against the rule", p), "threads blocked at once (N)",
-                "carriers in the pool (most seen)", false, false, lines, points);
+        List<Charts.Series> all = new ArrayList<>(lines);
+        all.addAll(points);
+        var chart = Charts.xyChart(String.format(Locale.ROOT, "Carriers while N threads block in a pipe read and every"
+                + " one of the %d is busy: measured against the rule", p), "threads blocked at once (N)",
+                "carriers in the pool (most seen)", false, false, false, Charts.HEIGHT + 18 * all.size(),
+                all.toArray(Charts.Series[]::new));
+        for (Charts.Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
+        for (Charts.Series point : points) {
+            var dots = chart.getSeriesMap().get(point.name());
+            dots.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            dots.setMarker(SeriesMarkers.CIRCLE);
+        }
+        var styler = chart.getStyler();
+        styler.setMarkerSize(9);
+        styler.setLegendLayout(Styler.LegendLayout.Vertical);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        double nMax = runs.values().stream().flatMap(r -> r.sweep().stream()).mapToInt(SweepStep::threads).max()
+                .orElse(1);
+        styler.setXAxisMin(0.0); // whole numbers of threads: an axis from 0 to one past the most gets whole ticks
+        styler.setXAxisMax(nMax + 1);
+        styler.setyAxisTickLabelsFormattingFunction(v -> v == Math.rint(v) ? String.valueOf(Math.round(v)) : "");
+        return Charts.render(chart);
     }
 
     /** Every step of every sweep: N, the pool before and at most, the rule, the blockers in their read at once. */

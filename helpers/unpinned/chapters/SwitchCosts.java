@@ -13,7 +13,6 @@ import unpinned.showing.Meaning;
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 import java.util.ArrayList;
@@ -143,42 +142,59 @@ public final class SwitchCosts {
     public static DrawnChart depthChart(Map<String, Run> runs) {
         RunGuard.check("drawing a chart");
         List<Charts.Series> measured = new ArrayList<>();
-        runs.forEach((jdk, r) -> measured.add(new Charts.Series(jdk + ": measured", r.depths().stream()
-                .mapToDouble(Depth::chunkWords).toArray(), r.depths().stream().mapToDouble(Depth::ns).toArray())));
+        Map<String, List<Depth>> byWords = new LinkedHashMap<>();
+        runs.forEach((jdk, r) -> {
+            List<Depth> sorted = r.depths().stream().sorted(java.util.Comparator.comparingDouble(Depth::chunkWords))
+                    .toList();
+            byWords.put(jdk, sorted);
+            measured.add(new Charts.Series(jdk + ": measured (JMH, 99.9 % CI)", sorted.stream()
+                    .mapToDouble(Depth::chunkWords).toArray(), sorted.stream().mapToDouble(Depth::ns).toArray()));
+        });
+        int legendLines = 3 * runs.size();
         XYChart chart = Charts.xyChart("A continuation's run + yield against the words its stack holds: whole-chunk"
                 + " copies below 500 words, one frame above", "words frozen (stack chunk bottom - sp, log scale)",
-                "ns per run + yield", true, false, false, Charts.HEIGHT + 40, measured.toArray(Charts.Series[]::new));
+                "ns per run + yield", true, false, false, Charts.HEIGHT + 18 * legendLines,
+                measured.toArray(Charts.Series[]::new));
         double top = 0;
-        for (Run r : runs.values()) {
-            Charts.Series s = measured.stream().filter(m -> m.name().startsWith(r.jdk() + ":")).findFirst().orElseThrow();
-            double[] err = r.depths().stream().mapToDouble(d -> finiteOr0(d.errorNs())).toArray();
+        for (Map.Entry<String, List<Depth>> e : byWords.entrySet()) {
+            Charts.Series s = measured.stream().filter(m -> m.name().startsWith(e.getKey() + ":")).findFirst()
+                    .orElseThrow();
+            double[] err = e.getValue().stream().mapToDouble(d -> finiteOr0(d.errorNs())).toArray();
             chart.removeSeries(s.name());
             chart.addSeries(s.name(), s.x(), s.y(), err).setMarker(SeriesMarkers.CIRCLE);
-            for (Depth d : r.depths()) top = Math.max(top, d.ns());
-            Expected e = expected(r);
-            if (e != null) {
-                XYSeries below = chart.addSeries(r.jdk() + ": expected, whole chunk (fit)", e.belowX(), e.belowY());
-                below.setMarker(SeriesMarkers.NONE);
-                XYSeries above = chart.addSeries(r.jdk() + ": expected, flat (mean)", e.aboveX(), e.aboveY());
-                above.setMarker(SeriesMarkers.NONE);
+            for (Depth d : e.getValue()) top = Math.max(top, d.ns());
+            Expected x = expected(e.getValue());
+            if (x != null) {
+                chart.addSeries(e.getKey() + ": expected, whole chunk (line fitted below 500)", x.belowX(), x.belowY())
+                        .setMarker(SeriesMarkers.NONE);
+                chart.addSeries(e.getKey() + ": expected, flat (mean above 500)", x.aboveX(), x.aboveY())
+                        .setMarker(SeriesMarkers.NONE);
             }
         }
-        chart.getStyler().setYAxisMin(0.0);
-        chart.getStyler().setYAxisMax(top * 1.6);
-        chart.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
-        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
+        var styler = chart.getStyler();
+        styler.setYAxisMin(0.0);
+        styler.setYAxisMax(top * 1.35);
+        styler.setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
+        styler.setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+        styler.setAnnotationTextFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD, 11));
+        styler.setAnnotationTextFontColor(new java.awt.Color(0x333333));
+        styler.setAnnotationLineColor(new java.awt.Color(0x555555));
         chart.addAnnotation(new AnnotationLine(THAW_WHOLE_BELOW_WORDS, true, false));
-        chart.addAnnotation(new AnnotationText("thaw_fast: whole chunk  |  one frame + return barrier",
-                THAW_WHOLE_BELOW_WORDS, top * 1.45, false));
+        double lo = measured.stream().mapToDouble(m -> Arrays.stream(m.x()).min().orElse(1)).min().orElse(1);
+        double hi = measured.stream().mapToDouble(m -> Arrays.stream(m.x()).max().orElse(1)).max().orElse(1);
+        chart.addAnnotation(new AnnotationText("thaw_fast: whole chunk", Math.sqrt(lo * THAW_WHOLE_BELOW_WORDS),
+                top * 1.25, false));
+        chart.addAnnotation(new AnnotationText("thaw_fast: 1 frame + return barrier",
+                Math.sqrt(THAW_WHOLE_BELOW_WORDS * hi), top * 1.25, false));
         return Charts.render(chart);
     }
 
     /** The expected shape for one run: a line fitted below 500 words, the mean above; null without 2 points each. */
     record Expected(double[] belowX, double[] belowY, double[] aboveX, double[] aboveY) {}
 
-    static Expected expected(Run r) {
-        List<Depth> below = r.depths().stream().filter(d -> d.chunkWords() < THAW_WHOLE_BELOW_WORDS).toList();
-        List<Depth> above = r.depths().stream().filter(d -> d.chunkWords() >= THAW_WHOLE_BELOW_WORDS).toList();
+    static Expected expected(List<Depth> depths) {
+        List<Depth> below = depths.stream().filter(d -> d.chunkWords() < THAW_WHOLE_BELOW_WORDS).toList();
+        List<Depth> above = depths.stream().filter(d -> d.chunkWords() >= THAW_WHOLE_BELOW_WORDS).toList();
         if (below.size() < 2 || above.isEmpty()) return null;
         double[] fit = fit(below);
         double x0 = below.get(0).chunkWords(), x1 = THAW_WHOLE_BELOW_WORDS;
@@ -243,16 +259,30 @@ public final class SwitchCosts {
                 x[i + 1] = i + 1;
                 y[i + 1] = after[i];
             }
-            series.add(new Charts.Series(jdk + ", parked " + r.deep().depth() + " frames deep", x, y));
+            series.add(new Charts.Series(jdk + ", parked " + r.deep().depth() + " frames deep"
+                    + (series.isEmpty() ? "" : " (on the line above)"), x, y));
         });
         XYChart chart = Charts.xyChart("Words still frozen as the thread returns: a frame per return behind the"
                 + " return barrier, the last 500 words at once (thaw_fast)", "frames returned since the resume",
                 "words still in the stack chunk", false, false, false, series.toArray(Charts.Series[]::new));
         LazyThaw.Run first = runs.values().iterator().next();
+        int i = 0;
+        for (Charts.Series s : series) { // the JDKs' lines coincide: the first drawn wide, the next ones thin on it
+            var drawn = chart.getSeriesMap().get(s.name());
+            drawn.setMarker(SeriesMarkers.NONE);
+            drawn.setLineWidth(i++ == 0 ? 7f : 2f);
+        }
+        var styler = chart.getStyler();
+        styler.setYAxisMin(0.0);
+        int every = first.deep().depth() > 600 ? 200 : 50; // XChart labels every tick of integer data: thin them
+        styler.setxAxisTickLabelsFormattingFunction(v -> Math.round(v) % every == 0 ? String.valueOf(Math.round(v))
+                : "");
+        styler.setAnnotationTextFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.BOLD, 11));
+        styler.setAnnotationTextFontColor(new java.awt.Color(0x333333));
+        styler.setAnnotationLineColor(new java.awt.Color(0x555555));
         chart.addAnnotation(new AnnotationLine(first.thresholdWords(), false, false));
-        chart.addAnnotation(new AnnotationText("500 words: below, thaw_fast takes the whole rest",
-                first.deep().depth() * 0.3, first.thresholdWords() + first.deep().wordsParked() * 0.05, false));
-        chart.getStyler().setYAxisMin(0.0);
+        chart.addAnnotation(new AnnotationText("500 words: under it, thaw_fast takes the whole rest",
+                first.deep().depth() * 0.32, first.thresholdWords() - first.deep().wordsParked() * 0.05, false));
         return Charts.render(chart);
     }
 

@@ -29,8 +29,8 @@ public final class UnparkStealing {
     private UnparkStealing() {}
 
     /** The colours of the timeline: the waker, a woken thread its own carrier ran, one another carrier took. */
-    public static final String WAKER = "the waker (unparks them all)", HOME = "woken, ran on the waker's carrier",
-            STOLEN = "woken, stolen: ran on another carrier";
+    public static final String WAKER = "the waker", HOME = "woken, run by the waker's carrier",
+            STOLEN = "woken, stolen by another carrier";
 
     /**
      * What S37 saves: the settings, the waker's carrier, every segment (the waker's and each woken thread's), the
@@ -126,8 +126,8 @@ public final class UnparkStealing {
             series.add(new Charts.Series(jdk + ": submission queues", ms,
                     r.samples().stream().mapToDouble(Sample::submissions).toArray()));
         });
-        return Charts.lines("Where the woken threads waited: tasks queued over time", "ms since the waker began",
-                "tasks queued", false, false, series.toArray(Charts.Series[]::new));
+        return linesLegendBelow("Where the woken threads waited: tasks queued over time", "ms since the waker began",
+                "tasks queued", series);
     }
 
     /**
@@ -140,16 +140,31 @@ public final class UnparkStealing {
         runs.forEach((jdk, r) -> {
             double t0 = r.segments().stream().mapToLong(Segment::startNanos).min().orElse(0) / 1e6;
             double[] ms = r.samples().stream().mapToDouble(s -> s.ms() - t0).toArray();
-            series.add(new Charts.Series(jdk + ": the pool's steal count (rise)", ms,
-                    r.samples().stream().mapToDouble(Sample::steals).toArray()));
+            // the last point: the count once every carrier was idle (JDK 21 adds a carrier's steals when its run
+            // of polls from one queue ends, so its line climbs in steps)
+            double[] atEnd = java.util.Arrays.copyOf(ms, ms.length + 1), steals = java.util.Arrays.copyOf(
+                    r.samples().stream().mapToDouble(Sample::steals).toArray(), ms.length + 1);
+            atEnd[ms.length] = ms.length == 0 ? 0 : ms[ms.length - 1] + 0.5;
+            steals[ms.length] = r.stealsDelta();
+            series.add(new Charts.Series(jdk + ": the pool's steal count (rise)", atEnd, steals));
             List<Segment> stolen = r.segments().stream().filter(s -> !s.kind().equals("waker")
                     && !s.carrier().equals(r.wakerCarrier())).toList();
             series.add(new Charts.Series(jdk + ": woken threads run on another carrier", ms,
                     r.samples().stream().mapToDouble(s -> stolen.stream()
                             .filter(g -> g.endNanos() / 1e6 <= s.ms()).count()).toArray()));
         });
-        return Charts.lines("Steals counted against tasks taken from another carrier's queue", "ms since the waker"
-                + " began", "tasks (cumulative)", false, false, series.toArray(Charts.Series[]::new));
+        return linesLegendBelow("Steals counted against tasks taken from another carrier's queue", "ms since the"
+                + " waker began", "tasks (cumulative)", series);
+    }
+
+    /** Lines without markers, their legend one per line below the plot (the names are long). */
+    static DrawnChart linesLegendBelow(String title, String xLabel, String yLabel, List<Charts.Series> series) {
+        var chart = Charts.xyChart(title, xLabel, yLabel, false, false, false, Charts.HEIGHT + 18 * series.size(),
+                series.toArray(Charts.Series[]::new));
+        chart.getSeriesMap().values().forEach(s -> s.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE));
+        chart.getStyler().setLegendLayout(org.knowm.xchart.style.Styler.LegendLayout.Vertical);
+        chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+        return Charts.render(chart);
     }
 
     /** Per JDK: the figures the claims ledger reads for sem-19, one row each. */
