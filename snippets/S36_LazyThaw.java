@@ -146,5 +146,8 @@ public class S36_LazyThaw {
  *   tools/jbang lazy-thaw --jdk 21           (the same classes on JDK 21)
  *   tools/jbang lazy-thaw --depth 2000 --warmups 0   (interpreted frames: thaw_slow, still a frame at a time)
  *
- * What you should see: see chapter 03 (measured there on both JDKs).
+ * What you should see (JDK 25.0.3 and 21.0.8 alike, 2026-11-28): one frame of ours is 6 words; parked 400 deep,
+ * 2,554 words frozen, ~2,472 still frozen after the resume (the park path's frames thawed), then 329-330 thaws of
+ * exactly one frame (6 words) on the way back, the last one taking 494-498 words at once; parked 40 deep, 394
+ * words frozen and 0 left after the resume (thawed whole).
  */

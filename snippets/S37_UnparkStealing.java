@@ -228,5 +228,10 @@ public class S37_UnparkStealing {
  *   tools/jbang unpark-stealing --jdk 21             (the same classes on JDK 21)
  *   tools/jbang unpark-stealing --carriers 4 --threads 10000
  *
- * What you should see: see chapter 04 (measured there on both JDKs).
+ * What you should see (2 cores, 2,000 threads x 50 us, 2026-11-28):
+ *   JDK 25.0.3  the waker ran 0.9 ms; its carrier's queue held up to 1,991, the other carrier's 0, the submission
+ *               queues 0; 718 (36 %) run by the other carrier; the steal count rose by 719 (those and the waker).
+ *   JDK 21.0.8  1.3 ms; up to 1,998 in the waker's carrier's queue, 0 elsewhere; 885 (44 %) stolen; steals +886,
+ *               added in steps (WorkQueue.topLevelExec adds a run of polls from one queue when it ends).
+ *   The share stolen moves with what else runs on the cores (an estimate of 50 %, not a bound).
  */
