@@ -88,31 +88,38 @@ public final class LazyThaw {
 
     // ---- reading a virtual thread's frozen words --------------------------------------------------------------
 
-    private static final VarHandle CONT, TAIL, SP, BOTTOM;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            Class<?> vthread = Class.forName("java.lang.VirtualThread");
-            Class<?> cont = Class.forName("jdk.internal.vm.Continuation");
-            Class<?> chunk = Class.forName("jdk.internal.vm.StackChunk");
-            CONT = MethodHandles.privateLookupIn(vthread, lookup).findVarHandle(vthread, "cont", cont);
-            TAIL = MethodHandles.privateLookupIn(cont, lookup).findVarHandle(cont, "tail", chunk);
-            MethodHandles.Lookup inChunk = MethodHandles.privateLookupIn(chunk, lookup);
-            SP = inChunk.findVarHandle(chunk, "sp", int.class);
-            BOTTOM = inChunk.findVarHandle(chunk, "bottom", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("reading a stack chunk needs --add-opens java.base/java.lang=ALL-UNNAMED"
-                    + " and --add-opens java.base/jdk.internal.vm=ALL-UNNAMED: " + e, e);
-        }
-    }
-
     /**
      * The words still frozen in {@code virtualThread}'s newest stack chunk (StackChunk bottom - sp): all its frames
      * while it is parked, the ones not yet thawed while it runs; 0 when it has none. Allocates nothing.
      */
     public static int frozenWords(Thread virtualThread) {
-        Object tail = TAIL.get(CONT.get(virtualThread));
-        return tail == null ? 0 : (int) BOTTOM.get(tail) - (int) SP.get(tail);
+        return Chunk.frozenWords(virtualThread);
+    }
+
+    /** The reading, kept apart: its handles need --add-opens, which the records above must not. */
+    private static final class Chunk {
+        private static final VarHandle CONT, TAIL, SP, BOTTOM;
+
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                Class<?> vthread = Class.forName("java.lang.VirtualThread");
+                Class<?> cont = Class.forName("jdk.internal.vm.Continuation");
+                Class<?> chunk = Class.forName("jdk.internal.vm.StackChunk");
+                CONT = MethodHandles.privateLookupIn(vthread, lookup).findVarHandle(vthread, "cont", cont);
+                TAIL = MethodHandles.privateLookupIn(cont, lookup).findVarHandle(cont, "tail", chunk);
+                MethodHandles.Lookup inChunk = MethodHandles.privateLookupIn(chunk, lookup);
+                SP = inChunk.findVarHandle(chunk, "sp", int.class);
+                BOTTOM = inChunk.findVarHandle(chunk, "bottom", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("reading a stack chunk needs --add-opens java.base/java.lang=ALL-UNNAMED"
+                        + " and --add-opens java.base/jdk.internal.vm=ALL-UNNAMED: " + e, e);
+            }
+        }
+
+        static int frozenWords(Thread virtualThread) {
+            Object tail = TAIL.get(CONT.get(virtualThread));
+            return tail == null ? 0 : (int) BOTTOM.get(tail) - (int) SP.get(tail);
+        }
     }
 }
