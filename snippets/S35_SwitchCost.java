@@ -16,6 +16,10 @@
 //SOURCES ../helpers/unpinned/running/JmhArgs.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/chapters/Switches.java
+//SOURCES ../helpers/unpinned/chapters/LazyThaw.java
 package unpinned.snippets;
 
 /*
@@ -72,18 +76,15 @@ import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
+import unpinned.chapters.LazyThaw;
+import unpinned.chapters.Switches;
 import unpinned.core.Profile;
 import unpinned.running.Jdks;
 import unpinned.running.JmhArgs;
 
-import java.io.IOException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
-import java.lang.invoke.VarHandle;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -211,14 +212,15 @@ public class S35_SwitchCost {
         public void build() {
             continuation = Continuations.create(new Body(depth, Long.MAX_VALUE));
             Continuations.run(continuation); // descends and yields: every frame frozen
-            Counters.CHUNK_WORDS.set(Continuations.frozenWords(continuation));
+            Counters.CHUNK_WORDS.set(LazyThaw.frozenWordsOf(continuation)); // the chunk's bottom - sp
         }
     }
 
     /** One run() of a continuation parked {@code depth} frames deep, until it yields again: a thaw and a freeze. */
     @Benchmark
     @Fork(jvmArgsPrepend = {"--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED",
-        "--add-opens=java.base/jdk.internal.vm=ALL-UNNAMED", "-XX:CompileCommand=quiet",
+        "--add-opens=java.base/jdk.internal.vm=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
+        "-XX:CompileCommand=quiet",
         "-XX:CompileCommand=dontinline,unpinned.snippets.S35_SwitchCost::descend"})
     public void yieldAndRun(Deep deep) {
         Continuations.run(deep.continuation);
@@ -227,14 +229,12 @@ public class S35_SwitchCost {
     /** jdk.internal.vm.Continuation through method handles: internal, so not compiled against. */
     static final class Continuations {
         static final MethodHandle NEW, RUN, YIELD;
-        static final VarHandle TAIL, SP, BOTTOM;
         static final Object SCOPE;
 
         static {
             try {
                 Class<?> scope = Class.forName("jdk.internal.vm.ContinuationScope");
                 Class<?> cont = Class.forName("jdk.internal.vm.Continuation");
-                Class<?> chunk = Class.forName("jdk.internal.vm.StackChunk");
                 MethodHandles.Lookup lookup = MethodHandles.lookup();
                 SCOPE = scope.getConstructor(String.class).newInstance("s35");
                 NEW = lookup.findConstructor(cont, MethodType.methodType(void.class, scope, Runnable.class))
@@ -243,13 +243,8 @@ public class S35_SwitchCost {
                         .asType(MethodType.methodType(void.class, Object.class));
                 YIELD = MethodHandles.insertArguments(lookup.findStatic(cont, "yield",
                         MethodType.methodType(boolean.class, scope)), 0, SCOPE);
-                MethodHandles.Lookup inCont = MethodHandles.privateLookupIn(cont, lookup);
-                MethodHandles.Lookup inChunk = MethodHandles.privateLookupIn(chunk, lookup);
-                TAIL = inCont.findVarHandle(cont, "tail", chunk);
-                SP = inChunk.findVarHandle(chunk, "sp", int.class);
-                BOTTOM = inChunk.findVarHandle(chunk, "bottom", int.class);
             } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("jdk.internal.vm needs --add-exports and --add-opens"
+                throw new IllegalStateException("jdk.internal.vm needs --add-exports"
                         + " java.base/jdk.internal.vm=ALL-UNNAMED: " + e, e);
             }
         }
@@ -278,11 +273,6 @@ public class S35_SwitchCost {
             }
         }
 
-        /** Words frozen in the newest chunk (bottom - sp); 0 when there is none. */
-        static long frozenWords(Object continuation) {
-            Object tail = TAIL.get(continuation);
-            return tail == null ? 0 : (int) BOTTOM.get(tail) - (int) SP.get(tail);
-        }
     }
 
     /**
@@ -331,42 +321,20 @@ public class S35_SwitchCost {
         static Runnable ownSwitches(Runnable body) {
             return () -> {
                 boolean platform = !Thread.currentThread().isVirtual();
-                long before = platform ? switchesOf(Path.of("/proc/thread-self/status")) : 0;
+                long before = platform ? Switches.ownSwitches() : 0;
                 try {
                     body.run();
                 } finally {
                     if (platform && before >= 0) {
-                        long after = switchesOf(Path.of("/proc/thread-self/status"));
+                        long after = Switches.ownSwitches();
                         if (after >= before) ENDED_THREADS_SWITCHES.addAndGet(after - before);
                     }
                 }
             };
         }
 
-        /** The voluntary + involuntary switches of every live thread so far; -1 without /proc. */
         static long liveSwitches() {
-            long sum = 0;
-            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
-                for (Path task : tasks) sum += Math.max(0, switchesOf(task.resolve("status")));
-            } catch (IOException e) {
-                return -1;
-            }
-            return sum;
-        }
-
-        /** The voluntary + involuntary switches in one status file; -1 when it can't be read (the thread ended). */
-        static long switchesOf(Path status) {
-            long sum = 0;
-            try {
-                for (String line : Files.readAllLines(status)) {
-                    if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                        sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                    }
-                }
-            } catch (IOException e) {
-                return -1;
-            }
-            return sum;
+            return Switches.liveSwitches(null);
         }
     }
 

@@ -20,6 +20,7 @@
 //SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/chapters/Carriers.java
+//SOURCES ../helpers/unpinned/chapters/Switches.java
 //SOURCES ../helpers/unpinned/chapters/WakeUps.java
 package unpinned.snippets;
 

@@ -96,6 +96,11 @@ public final class LazyThaw {
         return Chunk.frozenWords(virtualThread);
     }
 
+    /** The words frozen in a jdk.internal.vm.Continuation's newest stack chunk (bottom - sp); 0 when none. */
+    public static int frozenWordsOf(Object continuation) {
+        return Chunk.ofContinuation(continuation);
+    }
+
     /** The reading, kept apart: its handles need --add-opens, which the records above must not. */
     private static final class Chunk {
         private static final VarHandle CONT, TAIL, SP, BOTTOM;
@@ -118,7 +123,11 @@ public final class LazyThaw {
         }
 
         static int frozenWords(Thread virtualThread) {
-            Object tail = TAIL.get(CONT.get(virtualThread));
+            return ofContinuation(CONT.get(virtualThread));
+        }
+
+        static int ofContinuation(Object continuation) {
+            Object tail = TAIL.get(continuation);
             return tail == null ? 0 : (int) BOTTOM.get(tail) - (int) SP.get(tail);
         }
     }

@@ -10,10 +10,6 @@ import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
 
-import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -25,10 +21,10 @@ import java.util.Map;
  * Chapter 04's wake-up latency, as snippet S38 (alias wake-up-latency) saves it: the time from LockSupport.unpark of
  * a parked virtual thread to its first instruction, when the carrier is parked in the OS (idle) and when it is
  * awake running another virtual thread (busy), with the carriers' OS context switches per wake-up; and the
- * notebook's side (each JDK, a histogram, the meaning). The carriers' switches are read from /proc (Linux): the
- * OS threads whose name starts "ForkJoinPool-" (the default scheduler's workers; the common pool's are
- * "ForkJoinPool.commonPool-..."). Needs Measurement.java, Charts.java, Tables.java, Meaning.java and Jdks.java (and
- * what they need) alongside.
+ * notebook's side (each JDK, a histogram, the meaning). The carriers' switches are read from /proc (Linux, through
+ * Switches): the OS threads whose name starts "ForkJoinPool-" (the default scheduler's workers; the common pool's
+ * are "ForkJoinPool.commonPool-..."). Needs Switches.java, Measurement.java, Charts.java, Tables.java, Meaning.java
+ * and Jdks.java (and what they need) alongside.
  */
 public final class WakeUps {
     private WakeUps() {}
@@ -89,27 +85,9 @@ public final class WakeUps {
         return Math.round(v * 10) / 10.0;
     }
 
-    /** The OS context switches (voluntary + involuntary) so far of the default scheduler's carriers; -1 without /proc. */
+    /** The OS context switches so far of the default scheduler's carriers ("ForkJoinPool-..."); -1 without /proc. */
     public static long carrierSwitches() {
-        long sum = 0;
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
-            for (Path task : tasks) {
-                try {
-                    if (!Files.readString(task.resolve("comm")).startsWith("ForkJoinPool-")) continue;
-                    for (String line : Files.readAllLines(task.resolve("status"))) {
-                        if (line.startsWith("voluntary_ctxt_switches:")
-                                || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
-                        }
-                    }
-                } catch (IOException e) {
-                    // the thread ended between the listing and the read
-                }
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return sum;
+        return Switches.liveSwitches("ForkJoinPool-");
     }
 
     // ---- the notebook's side ------------------------------------------------------------------------------------
