@@ -32,8 +32,9 @@ package unpinned.snippets;
  * cores add nothing; two carriers on two cores halve the CPU batch, never the I/O batch.
  *
  * The pitfalls: the JVM reads the scheduler's properties once, at its first virtual thread, and ignores a later
- * setting: main sets them first and checks the pool it got. On JDK 21 the scheduler adds carriers while one is
- * pinned (up to maxPoolSize, 256): maxPoolSize = P forbids that. The process's CPU time (JIT, GC, main too) comes
+ * setting: main sets them first and checks the pool it got. The pool adds a spare carrier while a virtual thread
+ * is in a managed blocking call (jdk.internal.misc.Blocker: JDK 21's Object.wait and file reads, a process pipe on
+ * both; never for a pinned thread): maxPoolSize = P forbids that too. The process's CPU time (JIT, GC, main too) comes
  * in 10 ms ticks, so on one carrier its bound can sit a few % above the wall time; the carriers' own CPU time
  * gives the strict bound, shown beside it. The hash loop's speed is measured first to size each task, and
  * warm-up batches go first. One carrier count per JVM. Results go to results/s14-carrier-scaling/.

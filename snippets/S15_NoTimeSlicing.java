@@ -35,7 +35,8 @@ package unpinned.snippets;
  * The pitfalls: the experiment has to take every carrier. The scheduler's parallelism is set to the cores
  * explicitly (System.setProperty before the first virtual thread, which is when the JVM reads it), so a
  * -Djdk.virtualThreadScheduler.parallelism from elsewhere can't leave a carrier free, and maxPoolSize to the
- * cores too: JDK 21 adds carriers, up to 256, while one is pinned, and a spare carrier would serve the ping.
+ * cores too: a hog never blocks, so it gets no spare carrier, and maxPoolSize = P keeps one from appearing for
+ * any managed blocking call (jdk.internal.misc.Blocker, e.g. JDK 21's Object.wait), which would serve the ping.
  * And the ping must be asleep when the hogs start, or it could be the one running when they arrive: it
  * signals the main thread just before one sleep, and the main thread starts the hogs then. Each hog checks
  * System.nanoTime against its deadline and its interrupt flag between chunks of work, so it can be stopped.

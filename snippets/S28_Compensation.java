@@ -20,35 +20,45 @@
 package unpinned.snippets;
 
 /*
- * S28: when does the virtual-thread scheduler add a carrier (compensate) for a blocked one?
+ * S28: when does the virtual-thread scheduler add a carrier (compensate) for a blocked one, and how many?
  *
- * The question: JEP 444 says the scheduler does not compensate for pinning. What it does compensate for is
- * "managed blocking": a call wrapped in jdk.internal.misc.Blocker.begin()/end(), which asks the pool
- * (CarrierThread.beginBlocking -> ForkJoinPool's compensated block) for a spare carrier while this one is
- * blocked in the OS, up to jdk.virtualThreadScheduler.maxPoolSize (default max(parallelism, 256)). N virtual
- * threads block S ms on P carriers (default 1), one case at a time, the pool's size sampled every 5 ms:
+ * The question: JEP 444 says the scheduler does not compensate for pinning. What it compensates for is "managed
+ * blocking": a call wrapped in jdk.internal.misc.Blocker.begin()/end(), which asks the pool for a spare carrier
+ * (CarrierThread.beginBlocking -> ForkJoinPool.beginCompensatedBlock -> tryCompensate) while this one is blocked in
+ * the OS. Which calls do that differs by JDK:
+ *   JDK 21.0.8 (its bytecode, javap -c): FileInputStream.read and Object.wait(long) call Blocker.begin.
+ *   JDK 25 (its src.zip): FileInputStream.read calls read0 and Object.wait(long) calls wait0, neither with a
+ *     Blocker; Process.PipeInputStream (a child's output), System.in, FileDescriptor.sync, InetAddress and some
+ *     FileChannelImpl and RandomAccessFile paths (Blocker.begin(sync || direct)) still do.
+ * --mode cases: N virtual threads block S ms on P carriers (default 1), one case at a time:
  *   none                Thread.sleep (the control: unmounts, nothing to compensate)
  *   synchronized-sleep  Thread.sleep inside synchronized (JDK 21-23: pins; the carrier is held, no spare)
- *   object-wait         Object.wait(S) inside synchronized (JDK 21: Object.wait(long) calls Blocker.begin;
- *                       JDK 24+, JEP 491: it unmounts instead)
- *   process-read        read() on a child process's standard output, a pipe that stays silent until the child
- *                       (`sleep S`) ends. JDK 21: FileInputStream.read calls Blocker.begin. JDK 25:
- *                       FileInputStream.read calls read0 with no Blocker (a FIFO read through it would hold the
- *                       carrier uncompensated), but a child's output is a Process.PipeInputStream, whose read()
- *                       overrides it with Blocker.begin(): still compensated.
- * (Checked in JDK 21.0.8's bytecode, javap -c, and in JDK 25.0.3's src.zip.)
+ *   object-wait         Object.wait(S) inside synchronized (JDK 21: Blocker, a spare; JDK 24+, JEP 491: unmounts)
+ *   file-read           FileInputStream.read() on a FIFO (a named pipe) that stays empty for S ms (JDK 21:
+ *                       Blocker, a spare; JDK 25: no Blocker, the carrier is held with no spare)
+ *   process-read        read() on a child process's standard output (Process.PipeInputStream: Blocker on both)
+ * and the figure that tells: how many threads were inside the blocking call at once. A case that unmounts or is
+ * compensated lets all N in (each blocked one has a carrier of its own, or needs none); a case that holds the
+ * carrier with no spare lets in only P. The pool's size before and during each case, and the time, come beside it.
  *
- * The bounds: on P = 1 carrier, a case that unmounts or is compensated lets the N blocks overlap: ~1 x S; a
- * case that holds the carrier with no spare makes them take turns: ~N x S. A compensated case shows a pool
- * larger than P; --max-pool-size P forbids it (then the compensated case takes N x S too). process-read's time
- * tells nothing: the children sleep side by side from their start, so once the first read returns the others
- * find their child gone; only the pool's size tells there.
+ * --mode sweep: how many spares? ForkJoinPool.tryCompensate (21 and 25) first wakes an idle carrier if there is
+ * one; else, while more than minRunnable carriers stay active, it only counts the blocked one as inactive and adds
+ * nothing; only then does it start a spare, up to maxPoolSize. So with every carrier busy (other virtual threads
+ * waiting to run, as on a loaded server) N threads blocking at once leave the pool at
+ *   P + max(0, N - (P - minRunnable))        (minRunnable: jdk.virtualThreadScheduler.minRunnable, default
+ *                                             max(P / 2, 1), VirtualThread.createDefaultScheduler on 21 and 25)
+ * The sweep blocks N = 1, 2, ... threads in a pipe read (managed on both JDKs) on P carriers (default 4) while
+ * spinning virtual threads keep every carrier busy, one N after another in one JVM, ascending: a spare lives 30 s
+ * (the pool's keep-alive) and the next N reuses it, which the formula allows for (it only grows with N).
  *
- * The pitfalls: a spare carrier stays alive 30 s after its block ends (the pool's keep-alive), so a later case
- * may reuse it: the cases run in the order above, and each reports the pool's size before it and its maximum
- * during it. The properties are read at the first virtual thread: main sets them first and checks the pool.
- * JDK 24+ has jdk.management.VirtualThreadSchedulerMXBean (parallelism, pool size): read through reflection,
- * so the same classes run on 21. Results go to results/s28-compensation/.
+ * The pitfalls: a spare carrier stays alive 30 s after its block ends, so a later case may reuse it: the cases run
+ * in the order above, and each reports the pool's size before it and its maximum during it. An idle carrier is
+ * woken before any spare is made, so without the spinners the sweep would show fewer spares. The properties are read
+ * at the first virtual thread: main sets them first and checks the pool. JDK 24+ has
+ * jdk.management.VirtualThreadSchedulerMXBean (parallelism, pool size): read through reflection, so the same classes
+ * run on 21. The pipes: a child `cat` that waits for input we never send (the sweep; closing its input ends the read)
+ * or `sleep S` (the cases), and a FIFO made with `mkfifo` and held open by main: Linux and macOS. Results go to
+ * results/s28-compensation/.
  */
 
 import unpinned.chapters.Carriers;
@@ -57,17 +67,26 @@ import unpinned.running.Jdks;
 import unpinned.core.Protocol;
 import unpinned.chapters.SchedulerInternals;
 import unpinned.chapters.SchedulerInternals.CompensationCase;
+import unpinned.chapters.SchedulerInternals.SweepStep;
 
+import java.io.FileInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 public class S28_Compensation {
-    static final List<String> CASES = List.of("none", "synchronized-sleep", "object-wait", "process-read");
+    static final List<String> CASES = List.of("none", "synchronized-sleep", "object-wait", "file-read",
+            "process-read");
 
     // ---- the code under study ---------------------------------------------------------------------------------
 
@@ -87,19 +106,32 @@ public class S28_Compensation {
         }
     }
 
-    /** Reads a child's standard output (a pipe): blocks in read() until the child ends (EOF). */
-    static void processRead(Process child) throws Exception {
-        try (InputStream in = child.getInputStream()) {
-            while (in.read() != -1) { } // `sleep` prints nothing
+    /** Reads one byte from a FIFO: blocks in FileInputStream.read() until main writes to it. */
+    static void fileRead(Path fifo) throws IOException {
+        try (InputStream in = new FileInputStream(fifo.toFile())) {
+            in.read();
         }
     }
 
-    /** Case {@code name} for thread {@code i} ({@code child}: its process, for process-read). */
-    static void block(String name, int sleepMs, List<Process> children, int i) throws Exception {
+    /** Reads a child's standard output (a pipe): blocks in read() until the child ends (EOF). */
+    static void processRead(Process child) throws Exception {
+        try (InputStream in = child.getInputStream()) {
+            while (in.read() != -1) { } // the child prints nothing
+        }
+    }
+
+    /** Keeps a carrier busy until {@code deadline} (System.nanoTime), without blocking: no compensation. */
+    static void spin(long deadline, AtomicBoolean stop) {
+        while (System.nanoTime() < deadline && !stop.get()) Thread.onSpinWait();
+    }
+
+    /** Case {@code name} for thread {@code i}: children (process-read) or the FIFO (file-read) come prepared. */
+    static void block(String name, int sleepMs, List<Process> children, Path fifo, int i) throws Exception {
         switch (name) {
             case "none" -> Thread.sleep(sleepMs);
             case "synchronized-sleep" -> synchronizedSleep(sleepMs);
             case "object-wait" -> objectWait(sleepMs);
+            case "file-read" -> fileRead(fifo);
             case "process-read" -> processRead(children.get(i));
             default -> throw new IllegalArgumentException("no case " + name);
         }
@@ -110,10 +142,15 @@ public class S28_Compensation {
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S28", "S28_Compensation.java", args);
         Experiment.named("S28", "when the scheduler adds a carrier", "s28-compensation")
-                .someOf("--case", CASES, "the ways to block")
-                .count("--threads", 3, 3, 1, 100, "virtual threads per case")
+                .oneOf("--mode", "cases", List.of("cases", "sweep"), "the cases on P carriers, or the sweep of N")
+                .someOf("--case", CASES, "the ways to block (--mode cases)")
+                .count("--threads", 3, 3, 1, 100, "virtual threads per case (--mode cases)")
+                .counts("--sweep-threads", List.of(1, 2, 3, 4, 5, 6), List.of(1, 2, 3, 4, 5, 6, 7, 8), 1, 64,
+                        "threads blocking at once, ascending (--mode sweep)")
                 .count("--sleep-ms", 200, 200, 20, 10_000, "how long each blocks, ms")
-                .count("--carriers", 1, 1, 1, 64, "the scheduler's parallelism")
+                .count("--carriers", 1, 1, 1, 64, "the scheduler's parallelism (the sweep: give e.g. 4)")
+                .count("--min-runnable", 1, 1, 1, 64, "jdk.virtualThreadScheduler.minRunnable, 1..carriers"
+                        + " (default: the JDK's, max(P / 2, 1))")
                 .count("--max-pool-size", 256, 256, 1, 256, "jdk.virtualThreadScheduler.maxPoolSize, P..256"
                         + " (default: the JDK's, max(P, 256))")
                 .check(SchedulerInternals::checkCompensation)
@@ -124,51 +161,206 @@ public class S28_Compensation {
                 .run(args, S28_Compensation::measure);
     }
 
-    /** Each case in turn (in the order above: a spare carrier lingers), its threads blocking at once. */
+    /** The JDK reads the properties once, at the first virtual thread: set them, then make it. */
     static SchedulerInternals.Compensation measure(Experiment.Args a) throws Exception {
-        int n = a.intCount("--threads"), s = a.intCount("--sleep-ms"), carriers = a.intCount("--carriers");
+        int carriers = a.intCount("--carriers"), s = a.intCount("--sleep-ms");
         Integer maxPool = a.given("--max-pool-size") ? a.intCount("--max-pool-size") : null;
+        Integer minRunnable = a.given("--min-runnable") ? a.intCount("--min-runnable") : null;
         System.setProperty("jdk.virtualThreadScheduler.parallelism", Integer.toString(carriers));
         if (maxPool != null) System.setProperty("jdk.virtualThreadScheduler.maxPoolSize", maxPool.toString());
+        if (minRunnable != null) {
+            System.setProperty("jdk.virtualThreadScheduler.minRunnable", minRunnable.toString());
+        }
         ForkJoinPool pool = Carriers.pool(carriers); // the first virtual thread: the scheduler is created now
-        SchedulerInternals.announceCompensation(carriers, maxPool, n, s);
+        boolean sweep = a.oneOf("--mode").equals("sweep");
         List<CompensationCase> rows = new ArrayList<>();
-        for (String name : CASES.stream().filter(a.someOf("--case")::contains).toList()) {
-            Protocol.progress("case " + name);
-            List<Process> children = new ArrayList<>();
-            try {
-                for (int i = 0; name.equals("process-read") && i < n; i++) {
-                    children.add(new ProcessBuilder("sleep", String.format(Locale.ROOT, "%.3f", s / 1e3))
-                            .redirectErrorStream(true).start());
-                }
-                int before = pool.getPoolSize();
-                Carriers.Batch b = Carriers.timeBatch("case " + name, "s28-" + name + "-", n,
-                        Duration.ofMillis(2L * n * s).plusSeconds(60), pool, i -> block(name, s, children, i));
-                rows.add(CompensationCase.of(name, b.elapsedMs(), s, before, b.carriersMax(), carriers));
+        List<SweepStep> steps = new ArrayList<>();
+        int n = a.intCount("--threads");
+        if (sweep) {
+            steps = sweep(pool, carriers, minRunnable, maxPool, a.counts("--sweep-threads"), s);
+        } else {
+            SchedulerInternals.announceCompensation(carriers, maxPool, n, s);
+            for (String name : CASES.stream().filter(a.someOf("--case")::contains).toList()) {
+                Protocol.progress("case " + name);
+                rows.add(runCase(name, pool, carriers, n, s));
                 System.out.println(rows.get(rows.size() - 1).line());
-            } finally {
-                for (Process p : children) p.destroyForcibly();
             }
         }
         return new SchedulerInternals.Compensation(Runtime.version().toString(), Runtime.version().feature(),
-                pool.getParallelism(), maxPool, n, s, rows);
+                pool.getParallelism(), maxPool, n, s, rows, a.oneOf("--mode"), minRunnable,
+                SchedulerInternals.minRunnable(carriers, minRunnable), steps);
     }
 
+    /** One case: its threads blocking at once, the most of them inside the blocking call at the same time. */
+    static CompensationCase runCase(String name, ForkJoinPool pool, int carriers, int n, int s) throws Exception {
+        List<Process> children = new ArrayList<>();
+        Path dir = null, fifo = null;
+        RandomAccessFile holder = null; // the FIFO's writer end, so that a reader's open() does not block
+        Thread releaser = null;
+        try {
+            for (int i = 0; name.equals("process-read") && i < n; i++) {
+                children.add(new ProcessBuilder("sleep", String.format(Locale.ROOT, "%.3f", s / 1e3))
+                        .redirectErrorStream(true).start());
+            }
+            if (name.equals("file-read")) {
+                dir = Files.createTempDirectory("s28-");
+                fifo = SchedulerInternals.mkfifo(dir.resolve("fifo"));
+                holder = new RandomAccessFile(fifo.toFile(), "rw"); // O_RDWR: opens a FIFO without waiting
+                RandomAccessFile out = holder;
+                releaser = Thread.ofPlatform().daemon().name("s28-fifo-writer").start(() -> {
+                    try {
+                        Thread.sleep(s);
+                        out.write(new byte[n]); // one byte per reader
+                    } catch (InterruptedException | IOException e) {
+                        // the case ends (or fails) without it: its readers are interrupted below
+                    }
+                });
+            }
+            AtomicInteger inside = new AtomicInteger(), insideMax = new AtomicInteger();
+            int before = pool.getPoolSize();
+            Path f = fifo;
+            Carriers.Batch b = Carriers.timeBatch("case " + name, "s28-" + name + "-", n,
+                    Duration.ofMillis(2L * n * s).plusSeconds(60), pool, i -> {
+                        insideMax.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                        try {
+                            block(name, s, children, f, i);
+                        } finally {
+                            inside.decrementAndGet();
+                        }
+                    });
+            return CompensationCase.of(name, b.elapsedMs(), s, before, b.carriersMax(), carriers, insideMax.get());
+        } finally {
+            if (releaser != null) releaser.interrupt();
+            if (holder != null) holder.close();
+            for (Process p : children) p.destroyForcibly();
+            if (fifo != null) Files.deleteIfExists(fifo);
+            if (dir != null) Files.deleteIfExists(dir);
+        }
+    }
+
+    /** The sweep: for each N (ascending), N threads block in a pipe read while spinners keep every carrier busy. */
+    static List<SweepStep> sweep(ForkJoinPool pool, int p, Integer minRunnable, Integer maxPool, List<Integer> ns,
+                                 int s) throws Exception {
+        int min = SchedulerInternals.minRunnable(p, minRunnable);
+        System.out.printf(Locale.ROOT, "%d carriers (checked), minRunnable %d%s, maxPoolSize %s, Java %s; N threads"
+                + " block %,d ms in a pipe read while spinners keep every carrier busy; expected pool size"
+                + " P + max(0, N - (P - minRunnable))%n", p, min, minRunnable == null ? " (the JDK's default)" : "",
+                maxPool == null ? "the JDK's default" : maxPool, Runtime.version(), s);
+        Protocol.progress("warm-up: every carrier started, a pipe read");
+        warmUp(p);
+        List<SweepStep> steps = new ArrayList<>();
+        for (int n : ns) {
+            Protocol.progress("sweep: " + n + " blocked");
+            steps.add(sweepStep(pool, p, min, maxPool, n, s));
+            System.out.println(steps.get(steps.size() - 1).line());
+        }
+        return steps;
+    }
+
+    /**
+     * Starts all P carriers (2 x P spinners for 50 ms) and loads the classes of a pipe read, with every carrier idle
+     * meanwhile: a block that finds an idle carrier wakes it, so this read makes no spare.
+     */
+    static void warmUp(int p) throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        Thread[] spinners = new Thread[2 * p];
+        for (int i = 0; i < spinners.length; i++) spinners[i] = Thread.ofVirtual().start(() -> spin(until, stop));
+        if (!Carriers.joinAll(spinners, System.nanoTime() + TimeUnit.SECONDS.toNanos(30))) {
+            throw new Experiment.RunFailed("warm-up: a spinner had not ended after 30 s");
+        }
+        Process child = new ProcessBuilder("cat").redirectErrorStream(true).start();
+        try {
+            child.getOutputStream().close(); // cat ends at once: the read gets EOF
+            Thread reader = Thread.ofVirtual().start(() -> {
+                try {
+                    processRead(child);
+                } catch (Exception e) {
+                    stop.set(true);
+                }
+            });
+            if (!reader.join(Duration.ofSeconds(30)) || stop.get()) {
+                throw new Experiment.RunFailed("warm-up: the pipe read failed or had not ended after 30 s");
+            }
+        } finally {
+            child.destroyForcibly();
+        }
+    }
+
+    /**
+     * N blockers first, then more spinners than carriers can ever run at once (FIFO: the blockers go first). A blocker
+     * reads only once all P carriers run something: the pool wakes its carriers one by one, and a block that found
+     * one still idle would wake it instead of counting against minRunnable.
+     */
+    static SweepStep sweepStep(ForkJoinPool pool, int p, int min, Integer maxPool, int n, int s) throws Exception {
+        List<Process> children = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        AtomicBoolean stop = new AtomicBoolean();
+        try {
+            for (int i = 0; i < n; i++) children.add(new ProcessBuilder("cat").redirectErrorStream(true).start());
+            AtomicInteger inside = new AtomicInteger(), insideMax = new AtomicInteger(), running = new AtomicInteger();
+            int before = pool.getPoolSize();
+            long t0 = System.nanoTime(), release = t0 + TimeUnit.MILLISECONDS.toNanos(s);
+            long spinUntil = release + TimeUnit.MILLISECONDS.toNanos(30);
+            for (Process child : children) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    running.incrementAndGet();
+                    while (running.get() < p && System.nanoTime() < release) Thread.onSpinWait();
+                    insideMax.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                    try {
+                        processRead(child);
+                    } catch (Exception e) {
+                        stop.set(true); // a failed read is seen below: fewer inside than N
+                    } finally {
+                        inside.decrementAndGet();
+                    }
+                }));
+            }
+            for (int i = 0; i < p + n + 2; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    running.incrementAndGet();
+                    spin(spinUntil, stop);
+                }));
+            }
+            int most = before;
+            while (System.nanoTime() < release) {
+                most = Math.max(most, pool.getPoolSize());
+                Thread.sleep(1);
+            }
+            int blockedAtRelease = inside.get();
+            for (Process child : children) child.getOutputStream().close(); // cat ends: each read gets EOF
+            if (!Carriers.joinAll(threads.toArray(Thread[]::new), System.nanoTime() + TimeUnit.SECONDS.toNanos(30))) {
+                throw new Experiment.RunFailed("sweep at " + n + " blocked threads: a thread had not ended after 30 s");
+            }
+            most = Math.max(most, pool.getPoolSize());
+            return SweepStep.of(n, p, min, maxPool, before, most, insideMax.get(), blockedAtRelease,
+                    (System.nanoTime() - t0) / 1e6);
+        } finally {
+            stop.set(true);
+            for (Process child : children) child.destroyForcibly();
+        }
+    }
 }
 
 /*
  * How to run:
- *   tools/jbang compensation                      (four cases, 3 threads x 200 ms, on 1 carrier)
+ *   tools/jbang compensation                      (five cases, 3 threads x 200 ms, on 1 carrier)
  *   tools/jbang compensation --jdk 21             (the same classes on the JDK 21 runtime)
  *   tools/jbang compensation --jdk 21 --max-pool-size 1   (no spare allowed)
+ *   tools/jbang compensation --mode sweep --carriers 4 [--min-runnable 4]
  *
- * What you should see (2 cores, 3 threads x 200 ms on 1 carrier; elapsed / S, pool size max during the case):
- *   case                JDK 25.0.3                  JDK 21.0.8                  JDK 21.0.8, --max-pool-size 1
- *   none                1.0-1.1, 1                  1.0, 1                      1.0-1.3, 1
- *   synchronized-sleep  1.0, 1 (unmounts: JEP 491)  3.1-3.3, 1 (pinned, no spare) 3.1, 1
- *   object-wait         1.0, 1 (unmounts)           1.2, 4 (compensated)        3.0, 1 (no spare allowed)
- *   process-read        1.0-1.5, 2-4 (compensated)  1.0, 4 (the spares again)   1.0, 1 (the time can't tell)
- *   So pinning is never compensated (synchronized + sleep on 21: one carrier, the threads take turns); the
- *   managed blocking of Object.wait (21 only) and of a process pipe read (both) is, up to maxPoolSize. On 25
- *   the MXBean's pool size after the process-read case says the same (2-4); the spares leave after 30 s idle.
+ * What you should see, --mode cases (2 cores, 3 threads x 200 ms on 1 carrier; threads blocked at once, elapsed / S,
+ * pool size most seen; measured 2026-11-28):
+ *   case                JDK 25.0.3                     JDK 21.0.8                      JDK 21, --max-pool-size 1
+ *   none                3, 1.0, 1                      3, 1.0, 1                       3, 1.0-1.3, 1
+ *   synchronized-sleep  3, 1.0, 1 (unmounts: JEP 491)  1, 3.0, 1 (pinned, no spare)   1, 3.1, 1
+ *   object-wait         3, 1.0, 1 (unmounts)           3, 1.1, 4 (Blocker: spares)     1, 3.0, 1 (no spare allowed)
+ *   file-read           1, 1.0, 1 (held, no spare)     3, 1.0, 4 (Blocker: spares)     1
+ *   process-read        3, 1.0, 4 (Blocker: spares)    3, 1.0, 4 (the spares again)    1, 1.0, 1
+ *   The times of the two reads tell nothing (the data come for all at once); how many were in the read at once
+ *   does. So pinning is never compensated (synchronized + sleep on 21), the FIFO read is compensated on 21 only,
+ *   and a child's pipe on both, up to maxPoolSize. The spares leave after 30 s idle.
+ * --mode sweep --carriers 4 (JDK 25.0.3 and 21.0.8 alike, N = 1..6): pool size 4, 4, 5, 6, 7, 8 with minRunnable 2
+ *   (the default), 5, 6, 7, 8, 9, 10 with --min-runnable 4: exactly P + max(0, N - (P - minRunnable)). Without the
+ *   spinners the first blocks wake idle carriers instead, and fewer spares appear.
  */

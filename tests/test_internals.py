@@ -63,32 +63,38 @@ def test_which_queue_a_runnable_virtual_thread_waits_in_on_jdk_21_and_the_course
 
 
 def test_managed_blocking_is_compensated_and_pinning_is_not():
-    """On JDK 21 Object.wait raises the pool size above its parallelism (Blocker: a spare carrier) and synchronized
-    + sleep does not (pinned: the threads take turns on the one carrier); maxPoolSize = parallelism forbids the
-    spare. On JDK 24+ both unmount (JEP 491): no spare, no turns. A read of a child process's output is
-    compensated on both."""
+    """On 1 carrier: JDK 21's Object.wait and FIFO read (FileInputStream) let all threads block at once, with spare
+    carriers (Blocker), and synchronized + sleep does not (pinned: the threads take turns); maxPoolSize = parallelism
+    forbids the spare. On JDK 25 both monitor cases unmount (JEP 491), the FIFO read holds the carrier with no spare
+    (no Blocker in FileInputStream.read), and a read of a child process's output is compensated on both."""
     args = ["--threads", "3", "--sleep-ms", "100"]
     runs = _runs("compensation", args)
     lines = []
     for r in runs.values():
         by = {c["case"]: c for c in r["cases"]}
-        assert r["parallelism"] == 1 and list(by) == ["none", "synchronized-sleep", "object-wait", "process-read"], r
-        sync, wait, read = by["synchronized-sleep"], by["object-wait"], by["process-read"]
+        n = r["threads"]
+        assert r["parallelism"] == 1 and list(by) == ["none", "synchronized-sleep", "object-wait", "file-read",
+                                                      "process-read"], r
+        sync, wait, fifo, read = by["synchronized-sleep"], by["object-wait"], by["file-read"], by["process-read"]
         assert by["none"]["poolSizeMax"] == 1 and sync["poolSizeMax"] == 1, r  # run first: no spare exists yet
-        assert read["poolSizeMax"] > 1, read
+        assert by["none"]["blockedAtOnce"] == n and read["blockedAtOnce"] == n and read["poolSizeMax"] > 1, r
         if r["feature"] >= 24:
             assert wait["poolSizeMax"] == 1 and wait["ratioToSleep"] < 2 and sync["ratioToSleep"] < 2, r
+            assert sync["blockedAtOnce"] == n and wait["blockedAtOnce"] == n, r
         else:
-            assert wait["poolSizeMax"] > 1 and wait["ratioToSleep"] < 2, wait
-            assert sync["ratioToSleep"] >= 2, sync  # 3 x if pinned, at least 2 x
+            assert wait["poolSizeMax"] > 1 and wait["ratioToSleep"] < 2 and wait["blockedAtOnce"] == n, wait
+            assert sync["ratioToSleep"] >= 2 and sync["blockedAtOnce"] == 1, sync  # 3 x if pinned, at least 2 x
+        # the FIFO read: compensated on 21 (Blocker in FileInputStream.read), held with no spare on 25
+        assert fifo["blockedAtOnce"] == (1 if r["feature"] >= 25 else n), fifo
         lines.append(f"JDK {r['feature']}: " + "; ".join(
-            f"{c['case']} {c['ratioToSleep']:.2f} x S, pool {c['poolSizeBefore']}->{c['poolSizeMax']}"
-            for c in r["cases"]))
+            f"{c['case']} {c['blockedAtOnce']} at once, {c['ratioToSleep']:.2f} x S, pool {c['poolSizeBefore']}->"
+            f"{c['poolSizeMax']}" for c in r["cases"]))
     if "21" in runs:
         capped = _result(jbang("compensation", "--jdk", "21", "--case", "object-wait", "--max-pool-size", "1", *args,
                                timeout=600))
         wait = capped["cases"][0]
         assert capped["maxPoolSize"] == 1 and wait["poolSizeMax"] == 1 and wait["ratioToSleep"] >= 2, capped
+        assert wait["blockedAtOnce"] == 1, capped
         lines.append(f"JDK 21 maxPoolSize 1: object-wait {wait['ratioToSleep']:.2f} x S, pool {wait['poolSizeMax']}")
-    report("04 compensation, 3 virtual threads x 100 ms on 1 carrier (elapsed / sleep, pool size before -> max): "
-           + " | ".join(lines))
+    report("04 compensation, 3 virtual threads x 100 ms on 1 carrier (blocked at once, elapsed / sleep, pool size"
+           " before -> max): " + " | ".join(lines))

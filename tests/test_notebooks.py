@@ -253,6 +253,67 @@ def test_03_virtual_threads_make_fewer_context_switches(chapter_03_ran):
            f" (published 19,900 / 5,300 = 3.8); user:kernel {pt['userToKernel']:.1f} vs {vt['userToKernel']:.1f}")
 
 
+def _both_jdks(runs: dict) -> dict:
+    """A chapter's runs keyed "JDK 21", "JDK 25"...: both there on Linux x86-64, where set-up installs JDK 21."""
+    import platform
+    if platform.system() == "Linux" and platform.machine() == "x86_64":
+        assert "JDK 21" in runs and len(runs) == 2, f"expected JDK 21 and the course JDK, got {list(runs)}"
+    return runs
+
+
+def _median(v: list[float]) -> float:
+    s = sorted(v)
+    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+
+
+def test_03_a_switch_between_virtual_threads_stays_in_the_jvm_and_a_deep_stack_costs_no_more(chapter_03_ran):
+    """S35 on both JDKs. Ping-pong: each platform round trip parks both threads in the kernel (at least one OS
+    switch per round trip), virtual threads on one carrier stay in the JVM (far under one) and are faster (medians
+    of the iterations). run + yield: the frozen words grow with the depth and cross 500; copied whole, 150 x the
+    words would cost 30 x or more (two copies of every word), so lazy thaw keeps the deepest under 8 x the
+    shallowest."""
+    runs = _both_jdks(latest_result(chapter_03_ran, "03-switch-cost")["data"])
+    parts = []
+    for jdk, r in runs.items():
+        ping = {p["threads"]: p for p in r["pingPong"]}
+        v, pl = ping["virtual"], ping["platform"]
+        assert v["osSwitchesPerRoundTrip"] < 0.5, v
+        assert pl["osSwitchesPerRoundTrip"] >= 1, pl
+        assert _median(pl["samples"]) > _median(v["samples"]), (pl, v)
+        depths = sorted(r["depths"], key=lambda d: d["depth"])
+        words = [d["chunkWords"] for d in depths]
+        assert words == sorted(words) and words[0] < 500 <= words[-1], words
+        shallow, deep = _median(depths[0]["samples"]), _median(depths[-1]["samples"])
+        assert deep < 8 * shallow, (depths[0], depths[-1])
+        parts.append(f"{jdk}: ping-pong virtual {v['nsPerRoundTrip']:,.0f} ns ({v['osSwitchesPerRoundTrip']:.3f} OS"
+                     f" switches per round trip), platform {pl['nsPerRoundTrip']:,.0f} ns"
+                     f" ({pl['osSwitchesPerRoundTrip']:.2f}); run + yield " + ", ".join(
+                         f"{d['chunkWords']:,.0f} words {d['ns']:,.0f} ns" for d in depths)
+                     + f" (deepest / shallowest {deep / shallow:.2f} for {words[-1] / words[0]:.0f} x the words)")
+    report("03 switch cost: " + " | ".join(parts))
+
+
+def test_03_a_deep_stack_is_thawed_a_frame_at_a_time(chapter_03_ran):
+    """S36 on both JDKs: parked under 500 words, the first mount thaws every frame (thaw_fast, whole chunk); parked
+    deeper, the first mount leaves most frozen, each return behind the barrier takes a few frames (at least half as
+    many thaws as frames returned above 500 words), the last thaw takes under 500 words, and the chunk ends empty."""
+    runs = _both_jdks(latest_result(chapter_03_ran, "03-lazy-thaw")["data"])
+    parts = []
+    for jdk, r in runs.items():
+        threshold, deep, shallow = r["thresholdWords"], r["deep"], r["shallow"]
+        assert shallow["wordsParked"] < threshold and shallow["wordsAfterResume"] == 0, shallow
+        assert deep["wordsAfterResume"] > threshold, deep
+        frames_above = (deep["wordsAfterResume"] - threshold) / deep["frameWords"]
+        assert deep["thaws"] >= frames_above / 2, (deep["thaws"], frames_above)
+        assert 0 < deep["lastThawWords"] < threshold and deep["wordsAfterReturn"][-1] == 0, deep["lastThawWords"]
+        parts.append(f"{jdk}: parked {deep['depth']} frames deep ({deep['wordsParked']:,} words), "
+                     f"{deep['wordsAfterResume']:,} still frozen after the resume, {deep['thaws']} thaws on the way"
+                     f" back at {deep['framesPerThaw']:.2f} frames each, the last {deep['lastThawWords']} words;"
+                     f" {shallow['depth']} frames deep ({shallow['wordsParked']} words): "
+                     f"{shallow['wordsAfterResume']} left after the resume")
+    report("03 lazy thaw: " + " | ".join(parts))
+
+
 # ----------------------------------------------------------------------------- physics of chapter 04
 
 @pytest.fixture(scope="module")
@@ -314,6 +375,76 @@ def test_04_the_cpu_endpoint_stays_under_the_cpu_bound(chapter_04_ran):
     jfr = latest_result(chapter_04_ran, "04-jfr")["data"]
     assert jfr["events"]["jdk.VirtualThreadStart"] >= jfr["threads"], jfr["events"]
     assert jfr["pinnedTotal"] >= 1, "no jdk.VirtualThreadPinned event from blocking in a class initializer"
+
+
+def test_04_the_compensation_sweep_follows_min_runnable(chapter_04_ran):
+    """S28's sweep on both JDKs, P carriers kept busy: each managed block starts at most one spare, none of the
+    first P - minRunnable, so the pool never passes P + max(0, N - (P - minRunnable)) and, with B threads in their
+    read at once, is at least P + max(0, B - (P - minRunnable)); raising minRunnable to P adds a spare from N = 1."""
+    runs = _both_jdks_labels(latest_result(chapter_04_ran, "04-compensation-sweep")["data"])
+    parts = []
+    for label, r in runs.items():
+        p, m = r["parallelism"], r["minRunnable"]
+        exact = 0
+        for st in r["sweep"]:
+            n, b = st["threads"], st["blockedAtOnce"]
+            assert st["expected"] == p + max(0, n - (p - m)), st
+            assert p + max(0, b - (p - m)) <= st["poolSizeMax"] <= st["expected"], (label, st)
+            exact += st["poolSizeMax"] == st["expected"]
+        parts.append(f"{label}: N = {','.join(str(st['threads']) for st in r['sweep'])} -> pool "
+                     f"{','.join(str(st['poolSizeMax']) for st in r['sweep'])} (rule "
+                     f"{','.join(str(st['expected']) for st in r['sweep'])}; {exact}/{len(r['sweep'])} exact)")
+    report(f"04 compensation sweep: {p} busy carriers, pool size at N blocked | " + " | ".join(parts))
+
+
+def _both_jdks_labels(runs: dict) -> dict:
+    """Runs keyed "JDK 21 · minRunnable 2 (default)"...: both JDKs there on Linux x86-64."""
+    import platform
+    jdks = {label.split(" · ")[0] for label in runs}
+    if platform.system() == "Linux" and platform.machine() == "x86_64":
+        assert "JDK 21" in jdks and len(jdks) == 2, f"expected JDK 21 and the course JDK, got {sorted(jdks)}"
+    return runs
+
+
+def test_04_stealing_is_drawn_on_the_unpark_path(chapter_04_ran):
+    """S37 on both JDKs: the woken threads wait in the waker's carrier's own queue, not the submission queues;
+    another carrier runs some of them; the steal counter counts exactly those (and the waker), not the tasks the
+    waker's carrier pops from its own queue."""
+    runs = _both_jdks(latest_result(chapter_04_ran, "04-unpark-stealing")["data"])
+    parts = []
+    for jdk, r in runs.items():
+        n = r["threads"]
+        assert len([s for s in r["segments"] if s["kind"] == "woken"]) == n, r["threads"]
+        assert r["wakerQueueMax"] > r["submissionQueueMax"] and r["submissionQueueMax"] <= max(2, n // 50), r
+        if r["parallelism"] > 1:
+            assert r["tasksOffWakerCarrier"] > 0, r
+        off = r["tasksOffWakerCarrier"]
+        assert off <= r["stealsDelta"] <= off + 1 + max(2, n // 100), (r["stealsDelta"], off)
+        parts.append(f"{jdk}: waker's queue max {r['wakerQueueMax']:,}, submission queues max "
+                     f"{r['submissionQueueMax']:,}; {off:,} of {n:,} ({r['offWakerCarrierShare']:.2f}) run off the"
+                     f" waker's carrier (estimate {(r['parallelism'] - 1) / r['parallelism']:.2f}); steal count"
+                     f" +{r['stealsDelta']:,}")
+    report("04 stealing drawn: one virtual thread unparks, the others steal (sem-19's figures) | " + " | ".join(parts))
+
+
+def test_04_a_wake_up_costs_an_os_wake_up_when_the_carrier_sleeps(chapter_04_ran):
+    """S38 on both JDKs: with the carrier idle it parks in the kernel before each wake-up (about one OS switch per
+    wake-up, at least half); kept awake it switches less, and the median wake-up is faster than when it sleeps."""
+    runs = _both_jdks(latest_result(chapter_04_ran, "04-wake-up-latency")["data"])
+    parts = []
+    for jdk, r in runs.items():
+        modes = {m["mode"]: m for m in r["modes"]}
+        idle, busy = modes["idle"], modes["busy"]
+        assert len(idle["latenciesUs"]) == len(busy["latenciesUs"]) == r["wakeUps"], r["wakeUps"]
+        if idle["carrierSwitchesPerWakeUp"] >= 0:  # /proc there (Linux)
+            assert idle["carrierSwitchesPerWakeUp"] >= 0.5, idle
+            assert busy["carrierSwitchesPerWakeUp"] < idle["carrierSwitchesPerWakeUp"], (busy, idle)
+        assert _median(idle["latenciesUs"]) > _median(busy["latenciesUs"]), (idle["p50Us"], busy["p50Us"])
+        parts.append(f"{jdk}: idle p50 {idle['p50Us']:.1f} µs p99 {idle['p99Us']:,.1f} "
+                     f"({idle['carrierSwitchesPerWakeUp']:.2f} carrier OS switches per wake-up), busy p50 "
+                     f"{busy['p50Us']:.1f} µs p99 {busy['p99Us']:,.1f} ({busy['carrierSwitchesPerWakeUp']:.2f});"
+                     f" idle / busy {idle['p50Us'] / busy['p50Us']:.1f}")
+    report("04 wake-up latency: unpark to run on 1 carrier | " + " | ".join(parts))
 
 
 # ----------------------------------------------------------------------------- physics of chapter 05

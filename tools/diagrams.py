@@ -135,6 +135,7 @@ LIFE_CYCLE = Diagram(
     arrows=[
         Arrow("new", "started", "start(): submitted", bend=-10),
         Arrow("started", "running", "a carrier mounts it", bend=-10),
+        Arrow("started", "terminated", "failed to start", bend=12, at=0.6),
         Arrow("running", "terminated", "run() ends"),
         Arrow("running", "parking", "park, sleep", bend=-12),
         Arrow("parking", "parked", "unmounts", bend=-10),
@@ -145,6 +146,7 @@ LIFE_CYCLE = Diagram(
         Arrow("running", "yielding", "Thread.yield", bend=-10),
         Arrow("yielding", "yielded", "unmounts", bend=-10),
         Arrow("yielded", "running", "", True),
+        Arrow("yielding", "running", "yield failed", bend=-14, at=0.55),
         Arrow("running", "blocking", "monitor busy", True, bend=-10),
         Arrow("blocking", "blocked", "unmounts (JEP 491)", True),
         Arrow("blocked", "unblocked", "", True),
@@ -159,9 +161,10 @@ LIFE_CYCLE = Diagram(
 )
 
 SUBMISSION = Diagram(
-    "submission-paths", "Where a runnable virtual thread waits: the scheduler's queues (JDK 21 and 25 alike)", 900, 440,
+    "submission-paths", "Where a runnable virtual thread waits: the scheduler's queues (JDK 21 and 25)", 900, 470,
     boxes=[
         Box("spawner", "a virtual thread|calls start() or unpark()", 130, 90, "thread", 200, 46),
+        Box("timer25", "JDK 25: a carrier runs|an expired timer task", 130, 195, "thread", 200, 46, True),
         Box("platform", "a platform thread|(main, a timer on 21)", 130, 300, "thread", 200, 46),
         Box("own", "carrier A's own queue|(a work queue, FIFO)", 470, 90, "queue", 200, 46),
         Box("sub", "submission queues|(shared, external)", 470, 300, "queue", 200, 46),
@@ -170,6 +173,7 @@ SUBMISSION = Diagram(
     ],
     arrows=[
         Arrow("spawner", "own", "unpark()", bend=-10),
+        Arrow("timer25", "own", "lazy: no signal", True, bend=12, at=0.45),
         Arrow("spawner", "sub", "start()", bend=-12),
         Arrow("platform", "sub", "start() / unpark()"),
         Arrow("own", "carrierA", "takes, oldest first", bend=-10),
@@ -178,14 +182,16 @@ SUBMISSION = Diagram(
         Arrow("sub", "carrierA", "takes", bend=-12, at=0.25),
     ],
     legend=[("thread", "who makes it runnable"), ("queue", "where it waits"), ("mounted", "a carrier")],
-    notes=["Timers: JDK 21 wakes a sleeper from the VirtualThread-unparker thread (a platform thread: submission queues);",
-           "JDK 25 runs the timer task in the pool itself (ForkJoinPool.schedule).",
-           "Sources: VirtualThread.start, unpark, submitRunContinuation; ForkJoinPool.poolSubmit (a worker's own queue only",
-           "when the caller is that worker) and runWorker. Measured: snippet S27 (alias which-queue)."],
+    notes=["Unpark from a virtual thread: JDK 21 switchToCarrierThread, then submit; JDK 25 Continuation.pin, then execute;",
+           "poolSubmit reads the carrier (JLA.currentCarrierThread). Timers: JDK 21's VirtualThread-unparker (a platform",
+           "thread: submission queues); JDK 25's timer task (ForkJoinPool.schedule) runs on a carrier, and parkTimeoutExpired",
+           "-> unpark(true) -> lazySubmitRunContinuation pushes the sleeper to that carrier's own queue, waking no other.",
+           "Sources: VirtualThread.start, unpark, submitRunContinuation, afterYield; ForkJoinPool.poolSubmit, lazySubmit,",
+           "runWorker. Measured: snippets S27 (which-queue) and S37 (unpark-stealing)."],
 )
 
 IO_TIMER = Diagram(
-    "io-timer-unblocker", "Who wakes a parked virtual thread: pollers, timers, the unblocker", 960, 440,
+    "io-timer-unblocker", "Who wakes a parked virtual thread: pollers, timers, the unblocker", 960, 530,
     boxes=[
         Box("vt", "virtual thread|parked, unmounted", 105, 205, "waiting", 170, 46),
         Box("poller", "pollers: a socket is ready|21: Read-Poller (platform)|25: MasterPoller + SubPoller-N (virtual)",
@@ -199,12 +205,16 @@ IO_TIMER = Diagram(
         Arrow("vt", "poller", "socket read: register fd, park"),
         Arrow("vt", "timer", "sleep, timed park", bend=-10),
         Arrow("vt", "unblocker", "monitor busy (24+)", True),
-        Arrow("poller", "queues", "unpark: submit"),
-        Arrow("timer", "queues", "unpark: submit", bend=-10),
+        Arrow("poller", "queues", "unpark (which queue:|see the notes)"),
+        Arrow("timer", "queues", "unpark", bend=-10),
         Arrow("unblocker", "queues", "unblock: submit", True),
     ],
     legend=[("waiting", "waits, holds no carrier"), ("thread", "what wakes it"), ("queue", "where it waits to run")],
-    notes=["Sources: sun.nio.ch.Poller (poll, wakeup; JDK 25: jdk.pollerMode, DefaultPollerProvider), VirtualThread.parkNanos",
+    notes=["JDK 21: the pollers and the unparker are platform threads, so their unparks go to the submission queues. JDK 25:",
+           "the sub-pollers are virtual threads (the default on Linux only, DefaultPollerProvider.defaultPollerMode), which need a",
+           "free carrier too, and their unparks go to their carrier's own queue; an expired timer task runs on a carrier, which",
+           "pushes the sleeper to its own queue (lazySubmitRunContinuation).",
+           "Sources: sun.nio.ch.Poller (poll, wakeup; JDK 25: jdk.pollerMode, DefaultPollerProvider), VirtualThread.parkNanos",
            "(21: scheduleUnpark; 25: ForkJoinPool.schedule, DelayScheduler.loop), VirtualThread.unblockVirtualThreads (JEP 491).",
            "Measured: snippet S29 (alias io-path), from thread dumps the JVM takes of itself."],
 )

@@ -66,14 +66,17 @@ public final class CarrierTimeline {
     public record Unbalanced(int tasks, double seconds, double spawnerMs, List<String> spawnerCarriers, long steals,
                              int stolen, double stolenShare, double predictedStolenShare, Lanes lanes,
                              long queuedAfter, Kept kept, List<Segment> segments, List<Spawn> spawns) {
-        /** The tasks (among the kept segments) that ran on another carrier than the one they were queued on. */
-        public Set<String> stolenThreads() {
+        /**
+         * The tasks (among the kept segments) that ran on another carrier than their spawner's: taken from a
+         * submission queue, where a start waits (S27), not stolen from the spawner's carrier.
+         */
+        public Set<String> offSpawnerCarrier() {
             return Timeline.stolenThreads(segments, spawns);
         }
 
         /** A colour per segment: the spawner, a stolen task, or a task on its spawner's carrier. */
         public Function<Segment, String> colours() {
-            Set<String> stolenOnes = stolenThreads();
+            Set<String> stolenOnes = offSpawnerCarrier();
             return s -> !s.kind().equals("task") ? s.kind()
                     : stolenOnes.contains(s.thread()) ? STOLEN : "task, ran on its spawner's carrier";
         }
@@ -200,11 +203,12 @@ public final class CarrierTimeline {
         System.out.printf(Locale.ROOT, "%nunbalanced: %,d tasks in %.3f s on %d carriers %s; the spawner ran %.1f ms"
                 + " on %s%n", u.tasks(), u.seconds(), u.lanes().carriers().size(), u.lanes().segmentsPerCarrier(),
                 u.spawnerMs(), u.spawnerCarriers());
-        System.out.printf(Locale.ROOT, "  stolen: %,d of %,d tasks (%.0f %%) ran on another carrier than their"
+        System.out.printf(Locale.ROOT, "  %,d of %,d tasks (%.0f %%) ran on another carrier than their"
                 + " spawner's (prediction (P - 1) / P = %.0f %%)%n", u.stolen(), u.tasks(), 100.0 * u.stolenShare(),
                 100.0 * (cores - 1) / cores);
         System.out.printf(Locale.ROOT, "  the pool's steal count rose by %,d for %,d virtual threads run (the tasks"
-                + " and the spawner): it counts the tasks a carrier takes from its own queue too%n", u.steals(),
+                + " and the spawner): it counts every task a carrier takes by scanning the queues, the submission"
+                + " queues included%n", u.steals(),
                 u.tasks() + 1);
         System.out.printf(Locale.ROOT, "  busy ms per carrier: %s%n", busyMs(us));
         int resumes = h.hoppers() * (h.hops() - 1);
@@ -228,7 +232,8 @@ public final class CarrierTimeline {
                 spawner.endNanos() + 20_000L * r.workUs());
         Map<String, BufferedImage> charts = new LinkedHashMap<>();
         charts.put("unbalanced", Timeline.gantt(String.format(Locale.ROOT, "One virtual thread starts %,d tasks of"
-                + " %,d µs: the other carriers steal them", u.tasks(), r.workUs()), us, colour));
+                + " %,d µs: the other carriers take them from the submission queue", u.tasks(), r.workUs()), us,
+                colour));
         charts.put("unbalanced-start", Timeline.gantt(String.format(Locale.ROOT, "The first %.1f ms: while the"
                 + " spawner runs, only the other carriers run tasks", zoom / 1e6),
                 us.stream().filter(s -> s.startNanos() < zoom).toList(), colour));

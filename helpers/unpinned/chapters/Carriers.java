@@ -49,8 +49,10 @@ public final class Carriers {
     static final String MAX_POOL_SIZE = "jdk.virtualThreadScheduler.maxPoolSize";
 
     /**
-     * Gives the virtual-thread scheduler exactly {@code p} carriers: parallelism and maxPoolSize {@code p} (JDK 21
-     * adds carriers, up to 256, while one is pinned), minRunnable 1. The JVM reads these once, when it creates its
+     * Gives the virtual-thread scheduler exactly {@code p} carriers: parallelism and maxPoolSize {@code p}, minRunnable
+     * 1. maxPoolSize = p forbids spares: the pool adds one only while a virtual thread is in a managed blocking call
+     * (jdk.internal.misc.Blocker: JDK 21's Object.wait and file reads, a process pipe on both), never for a pinned
+     * thread. The JVM reads these once, when it creates its
      * first virtual thread, and silently ignores them after: call this before anything can start one, then
      * {@link #pool(int)} checks the pool it got.
      */

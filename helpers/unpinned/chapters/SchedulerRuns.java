@@ -3,6 +3,7 @@ package unpinned.chapters;
 import unpinned.chapters.SchedulerInternals.Compensation;
 import unpinned.chapters.SchedulerInternals.CompensationCase;
 import unpinned.chapters.SchedulerInternals.QueuePath;
+import unpinned.chapters.SchedulerInternals.SweepStep;
 import unpinned.chapters.SchedulerInternals.Queues;
 import unpinned.core.RunGuard;
 import unpinned.running.Jdks;
@@ -12,10 +13,15 @@ import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -87,7 +93,7 @@ public final class SchedulerRuns {
         return outcomes;
     }
 
-    /** S28 on each JDK: {@code threads} virtual threads block {@code sleepMs} per case on one carrier. */
+    /** S28's cases on each JDK: {@code threads} virtual threads block {@code sleepMs} per case on one carrier. */
     public static Map<String, Compensation> compensation(List<Jdks.Jdk> jdks, int threads, int sleepMs) {
         RunGuard.requireFresh();
         Map<String, Compensation> runs = new LinkedHashMap<>();
@@ -121,11 +127,11 @@ public final class SchedulerRuns {
      */
     public static Table compensationTable(Map<String, Compensation> runs) {
         List<List<?>> rows = new ArrayList<>();
-        runs.forEach((jdk, run) -> run.cases().forEach(c -> rows.add(List.of(jdk, c.name(), c.elapsedMs(),
-                c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(),
+        runs.forEach((jdk, run) -> run.cases().forEach(c -> rows.add(List.of(jdk, c.name(), c.blockedAtOnce(),
+                c.elapsedMs(), c.ratioToSleep(), c.poolSizeBefore(), c.poolSizeMax(),
                 c.mxBeanPoolSizeAfter() == null ? "-" : c.mxBeanPoolSizeAfter().toString()))));
-        return Tables.of("Compensation, per case and JDK", List.of("JDK", "case", "time (ms)", "time / sleep",
-                "carriers before", "carriers (max)", "MXBean after"), rows);
+        return Tables.of("Compensation, per case and JDK", List.of("JDK", "case", "blocked at once", "time (ms)",
+                "time / sleep", "carriers before", "carriers (max)", "MXBean after"), rows);
     }
 
     /**
@@ -143,6 +149,146 @@ public final class SchedulerRuns {
                     "another process took the one carrier's core during the run: run the cell again"));
         });
         return outcomes;
+    }
+
+    /**
+     * Per case and JDK: the most threads inside the blocking call at once, against all of them (each blocked one has
+     * a carrier, or needs none) and the carriers (the call holds its carrier and no spare comes).
+     */
+    public static DrawnChart blockedAtOnceChart(Map<String, Compensation> runs) {
+        RunGuard.check("drawing a chart");
+        Compensation first = runs.values().iterator().next();
+        List<String> cases = first.cases().stream().map(CompensationCase::name).toList();
+        Map<String, double[]> series = new LinkedHashMap<>();
+        runs.forEach((jdk, run) -> series.put(jdk, cases.stream().mapToDouble(c -> run.cases().stream()
+                .filter(x -> x.name().equals(c)).mapToDouble(CompensationCase::blockedAtOnce).findFirst()
+                .orElse(Double.NaN)).toArray()));
+        Map<String, Double> references = new LinkedHashMap<>();
+        references.put("each its own carrier, or none needed: " + first.threads(), (double) first.threads());
+        references.put("held, no spare: " + first.parallelism(), (double) first.parallelism());
+        return Charts.groupedBars(first.threads() + " virtual threads block on " + first.parallelism() + " carrier"
+                + (first.parallelism() == 1 ? "" : "s") + ": how many were in the blocking call at once",
+                "threads blocked at once", cases, series, references);
+    }
+
+    /**
+     * Per JDK: a FIFO read (FileInputStream) against a child's pipe read (Process.PipeInputStream). JDK 21 wraps
+     * both in Blocker (spares: all in at once, the SAME); JDK 25 only the pipe (the FIFO read holds its carrier:
+     * fewer in at once, LESS).
+     */
+    public static List<Meaning.Outcome> fileVersusPipe(Map<String, Compensation> runs) {
+        RunGuard.check("writing what the run means");
+        List<Meaning.Outcome> outcomes = new ArrayList<>();
+        runs.forEach((jdk, run) -> {
+            double file = blocked(run, "file-read"), pipe = blocked(run, "process-read");
+            Meaning.Relation expected = run.feature() >= 25 ? Meaning.Relation.LESS : Meaning.Relation.SAME;
+            outcomes.add(Meaning.compare("threads in the read at once (" + jdk + ")", "FIFO read (FileInputStream)",
+                    file, "pipe read (a child's output)", pipe, "threads", 0.05, expected,
+                    "a reader had not reached its read before the data came: run the cell again"));
+        });
+        return outcomes;
+    }
+
+    /**
+     * S28's sweep on each JDK, oldest first, each with the JDK's default minRunnable and then with {@code raised}:
+     * N = 1.. threads block {@code sleepMs} in a pipe read on {@code carriers} carriers kept busy by spinners. Keyed
+     * "JDK 21 · minRunnable 2 (default)".
+     */
+    public static Map<String, Compensation> compensationSweep(List<Jdks.Jdk> jdks, int carriers, int raised,
+                                                              int sleepMs) {
+        RunGuard.requireFresh();
+        Map<String, Compensation> runs = new LinkedHashMap<>();
+        for (Jdks.Jdk jdk : jdks) {
+            for (Integer min : Arrays.asList(null, raised)) {
+                List<String> args = new ArrayList<>(List.of("--mode", "sweep", "--carriers", "" + carriers,
+                        "--sleep-ms", "" + sleepMs));
+                if (min != null) args.addAll(List.of("--min-runnable", "" + min));
+                Compensation run = Jdks.result(jdk, Compensation.class, "S28_Compensation.java",
+                        args.toArray(String[]::new));
+                runs.put(sweepLabel(jdk.label(), run), run);
+            }
+        }
+        RunGuard.requireFresh();
+        return runs;
+    }
+
+    static String sweepLabel(String jdk, Compensation run) {
+        return jdk + " · minRunnable " + run.minRunnable() + (run.minRunnableSet() == null ? " (default)" : "");
+    }
+
+    /**
+     * The pool's size against N, a point per run (the JDKs a hair apart, so both stay visible), and the rule as a
+     * line per minRunnable: P + max(0, N - (P - minRunnable)), ForkJoinPool.tryCompensate.
+     */
+    public static DrawnChart sweepChart(Map<String, Compensation> runs) {
+        RunGuard.check("drawing a chart");
+        Compensation first = runs.values().iterator().next();
+        int p = first.parallelism();
+        List<Charts.Series> lines = new ArrayList<>(), points = new ArrayList<>();
+        Map<Integer, Boolean> drawn = new LinkedHashMap<>();
+        List<String> jdks = runs.values().stream().map(r -> "JDK " + r.feature()).distinct().toList();
+        runs.forEach((label, run) -> {
+            double[] n = run.sweep().stream().mapToDouble(SweepStep::threads).toArray();
+            if (drawn.putIfAbsent(run.minRunnable(), true) == null) {
+                lines.add(new Charts.Series(String.format(Locale.ROOT, "tryCompensate's rule, minRunnable %d: %d +"
+                        + " max(0, N - %d)", run.minRunnable(), p, p - run.minRunnable()), n,
+                        run.sweep().stream().mapToDouble(SweepStep::expected).toArray()));
+            }
+            double shift = 0.08 * (jdks.indexOf("JDK " + run.feature()) - (jdks.size() - 1) / 2.0);
+            points.add(new Charts.Series(label, Arrays.stream(n).map(x -> x + shift).toArray(),
+                    run.sweep().stream().mapToDouble(SweepStep::poolSizeMax).toArray()));
+        });
+        List<Charts.Series> all = new ArrayList<>(lines);
+        all.addAll(points);
+        var chart = Charts.xyChart(String.format(Locale.ROOT, "Carriers while N threads block in a pipe read and every"
+                + " one of the %d is busy: measured against the rule", p), "threads blocked at once (N)",
+                "carriers in the pool (most seen)", false, false, false, Charts.HEIGHT + 18 * all.size(),
+                all.toArray(Charts.Series[]::new));
+        for (Charts.Series line : lines) chart.getSeriesMap().get(line.name()).setMarker(SeriesMarkers.NONE);
+        for (Charts.Series point : points) {
+            var dots = chart.getSeriesMap().get(point.name());
+            dots.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            dots.setMarker(SeriesMarkers.CIRCLE);
+        }
+        var styler = chart.getStyler();
+        styler.setMarkerSize(9);
+        styler.setLegendLayout(Styler.LegendLayout.Vertical);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideS);
+        double nMax = runs.values().stream().flatMap(r -> r.sweep().stream()).mapToInt(SweepStep::threads).max()
+                .orElse(1);
+        styler.setXAxisMin(0.0); // whole numbers of threads: an axis from 0 to one past the most gets whole ticks
+        styler.setXAxisMax(nMax + 1);
+        styler.setyAxisTickLabelsFormattingFunction(v -> v == Math.rint(v) ? String.valueOf(Math.round(v)) : "");
+        return Charts.render(chart);
+    }
+
+    /** Every step of every sweep: N, the pool before and at most, the rule, the blockers in their read at once. */
+    public static Table sweepTable(Map<String, Compensation> runs) {
+        List<List<?>> rows = new ArrayList<>();
+        runs.forEach((label, run) -> run.sweep().forEach(st -> rows.add(List.of(label, st.threads(),
+                st.poolSizeBefore(), st.poolSizeMax(), st.expected(), st.blockedAtOnce()))));
+        return Tables.of("The sweep: " + runs.values().iterator().next().parallelism() + " busy carriers, N blocked",
+                List.of("JDK · minRunnable", "N blocked", "carriers before", "carriers (max)",
+                        "P + max(0, N - (P - minRunnable))", "in their read at once"), rows);
+    }
+
+    /** Per run: the share of its steps whose pool size was exactly the rule's. */
+    public static List<Meaning.Outcome> sweepOutcomes(Map<String, Compensation> runs) {
+        RunGuard.check("writing what the run means");
+        List<Meaning.Outcome> outcomes = new ArrayList<>();
+        runs.forEach((label, run) -> {
+            long matched = run.sweep().stream().filter(st -> st.poolSizeMax() == st.expected()).count();
+            outcomes.add(Meaning.share("the steps of " + label + " whose pool size was P + max(0, N - (P -"
+                    + " minRunnable))", matched, "its steps", run.sweep().size(), "steps", 1.0,
+                    "a blocker found a carrier idle (woken instead of counted), or was not yet in its read when the"
+                            + " others were: see the last column"));
+        });
+        return outcomes;
+    }
+
+    private static double blocked(Compensation run, String name) {
+        return run.cases().stream().filter(c -> c.name().equals(name)).mapToDouble(CompensationCase::blockedAtOnce)
+                .findFirst().orElseThrow(() -> new IllegalStateException("no case " + name + " in the run"));
     }
 
     private static double elapsed(Compensation run, String name) {

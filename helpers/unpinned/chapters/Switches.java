@@ -191,6 +191,50 @@ public record Switches(String kind, double elapsedSeconds, long voluntary, long 
         return byTask;
     }
 
+    /**
+     * The voluntary + involuntary switches in one thread's status file (/proc/self/task/<tid>/status or
+     * /proc/thread-self/status); -1 when it can't be read (the thread ended, or no /proc).
+     */
+    public static long switchesIn(Path status) {
+        long sum = 0;
+        try {
+            for (String line : Files.readAllLines(status)) {
+                if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    sum += number(line);
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return sum;
+    }
+
+    /** The current OS thread's switches so far (a virtual thread's: its carrier's); -1 without /proc. */
+    public static long ownSwitches() {
+        return switchesIn(Path.of("/proc/thread-self/status"));
+    }
+
+    /**
+     * The switches so far of every live OS thread of this process whose name starts with {@code namePrefix} (every
+     * one when null; Linux keeps the first 15 characters of a name); -1 without /proc.
+     */
+    public static long liveSwitches(String namePrefix) {
+        long sum = 0;
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(PROC_TASKS)) {
+            for (Path task : tasks) {
+                try {
+                    if (namePrefix != null && !Files.readString(task.resolve("comm")).startsWith(namePrefix)) continue;
+                } catch (IOException e) {
+                    continue; // ended between the listing and the read
+                }
+                sum += Math.max(0, switchesIn(task.resolve("status")));
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return sum;
+    }
+
     static long number(String statusLine) {
         return Long.parseLong(statusLine.substring(statusLine.indexOf(':') + 1).trim());
     }

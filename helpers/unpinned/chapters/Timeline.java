@@ -257,6 +257,11 @@ public final class Timeline {
             return out;
         }
 
+        /** The System.nanoTime() every segment's times count from: samples taken beside the recording share it. */
+        public long originNanos() {
+            return origin;
+        }
+
         /** Segments kept so far. */
         public int size() {
             return Math.min(written.get(), capacity);

@@ -1,0 +1,154 @@
+///usr/bin/env jbang "$0" "$@" ; exit $?
+//JAVA 21+
+//JAVAC_OPTIONS --release 21
+//RUNTIME_OPTIONS --add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/jdk.internal.vm=ALL-UNNAMED -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,unpinned.snippets.S36_LazyThaw::descend
+//SOURCES ../helpers/unpinned/core/Profile.java
+//SOURCES ../helpers/unpinned/core/Machine.java
+//SOURCES ../helpers/unpinned/core/Course.java
+//SOURCES ../helpers/unpinned/core/Json.java
+//SOURCES ../helpers/unpinned/core/Results.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
+//SOURCES ../helpers/unpinned/core/RunGuard.java
+//SOURCES ../helpers/unpinned/core/Cli.java
+//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/core/Experiment.java
+//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ChildRun.java
+//SOURCES ../helpers/unpinned/chapters/LazyThaw.java
+//SOURCES ../helpers/unpinned/core/Busy.java
+package unpinned.snippets;
+
+/*
+ * S36: lazy thaw, shown: a virtual thread parked deep gets its frames back a frame at a time, as it returns.
+ *
+ * The question: a parked virtual thread's frames sit in a stack chunk on the heap. When it is mounted again, are
+ * they all copied back to the carrier's stack at once?
+ *
+ * What the sources say (continuationFreezeThaw.cpp, JDK 21u and 25u alike): Thaw::thaw_fast copies the whole chunk
+ * when it holds under 500 words ("static const int threshold = 500; // words") and no flag is set; otherwise it
+ * thaws one frame (remove_top_compiled_frame_from_chunk) and patches the return address below it to
+ * StubRoutines::cont_returnBarrier. Returning into that barrier thaws again, by the same rule: one frame while the
+ * chunk holds 500 words or more, the whole rest once it holds fewer. thaw_slow (interpreted frames, or a chunk the
+ * GC has seen) thaws 2 frames at the top and 1 at each barrier. The JFR events that would count thaws
+ * (jdk.ContinuationThawFast / Slow) are compiled out of every build (#define CONT_JFR false), so this run reads
+ * the chunk itself: after each return, bottom - sp of the thread's continuation's newest chunk
+ * (java.lang.VirtualThread.cont -> jdk.internal.vm.Continuation.tail -> jdk.internal.vm.StackChunk, through
+ * --add-opens; internal, for learning only).
+ *
+ * The prediction: parked --depth frames deep (well over 500 words), the chunk loses one frame of ours per return
+ * (about 4 words on x64: the words one level adds, measured from the park) until it holds under 500 words, then
+ * empties in one thaw; parked --shallow-depth frames deep (under 500 words), it is empty from the first mount.
+ *
+ * The pitfalls: interpreted frames flag the chunk and take the slow path, so descend and the park path are compiled
+ * first (thousands of warm-up threads; -XX:CompileCommand=dontinline keeps one frame per level). Reading the chunk
+ * allocates nothing. Results go to results/s36-lazy-thaw/.
+ */
+
+import unpinned.chapters.LazyThaw;
+import unpinned.core.Experiment;
+import unpinned.core.Protocol;
+import unpinned.running.Jdks;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+public class S36_LazyThaw {
+    static final int THRESHOLD_WORDS = 500;
+
+    // ---- the code under study ---------------------------------------------------------------------------------
+
+    /**
+     * {@code depth} frames down, {@code atBottom} (which parks), then back up, noting after each return how many
+     * words of this virtual thread's stack are still frozen: {@code after[i]} after i + 1 returns.
+     */
+    static int descend(int depth, Runnable atBottom, int[] after) {
+        if (depth <= 1) {
+            atBottom.run();
+            return 1;
+        }
+        int below = descend(depth - 1, atBottom, after);
+        if (after != null) after[below - 1] = LazyThaw.frozenWords(Thread.currentThread());
+        return below + 1;
+    }
+
+    /** Parks until {@code go} is set (a spurious wake-up parks again), then notes the words left frozen. */
+    static Runnable parkUntil(AtomicBoolean go, int[] afterResume) {
+        return () -> {
+            while (!go.get()) LockSupport.park();
+            afterResume[0] = LazyThaw.frozenWords(Thread.currentThread());
+        };
+    }
+
+    // ---- the measurement --------------------------------------------------------------------------------------
+
+    public static void main(String[] args) {
+        args = Jdks.honourJdkOption("S36", "S36_LazyThaw.java", args);
+        Experiment.named("S36", "a deep park thawed a frame at a time", "s36-lazy-thaw")
+                .count("--depth", 400, 400, 150, 5_000, "frames of ours under the deep park (over 500 words)")
+                .count("--shallow-depth", 40, 40, 1, 100, "frames of ours under the shallow park (under 500 words)")
+                .count("--warmups", 3_000, 3_000, 0, 100_000, "virtual threads that park and return first (JIT)")
+                .notes("--jdk 21|course: run on the JDK 21 runtime set-up installs, or the course JDK (default: this"
+                        + " JVM).")
+                .budget(Duration.ofSeconds(2), Duration.ofSeconds(2))
+                .run(args, S36_LazyThaw::measure);
+    }
+
+    static LazyThaw.Run measure(Experiment.Args a) throws Exception {
+        int depth = a.intCount("--depth"), shallow = a.intCount("--shallow-depth");
+        Protocol.progress("warm-up: " + a.intCount("--warmups") + " parks");
+        for (int i = 0; i < a.intCount("--warmups"); i++) park(8 + i % 8, null);
+        Thread.sleep(200); // the compiler queue drains
+        Protocol.progress("the parks");
+        int[] shallowParked = new int[3], deepParked = new int[3];
+        int[] shallowAfter = park(shallow, shallowParked), deepAfter = park(depth, deepParked);
+        double frameWords = (deepParked[0] - shallowParked[0]) / (double) (depth - shallow);
+        LazyThaw.Run run = new LazyThaw.Run(Runtime.version().toString(), Runtime.version().feature(), THRESHOLD_WORDS,
+                LazyThaw.Park.of(depth, deepParked[0], deepParked[1], deepAfter, frameWords, THRESHOLD_WORDS),
+                LazyThaw.Park.of(shallow, shallowParked[0], shallowParked[1], shallowAfter, frameWords,
+                        THRESHOLD_WORDS));
+        System.out.printf(Locale.ROOT, "Java %s; one frame of ours: %.1f words; threshold %d words%n",
+                Runtime.version(), frameWords, THRESHOLD_WORDS);
+        System.out.println("deep:    " + run.deep().line());
+        System.out.println("shallow: " + run.shallow().line());
+        return run;
+    }
+
+    /**
+     * One virtual thread parks {@code depth} frames deep and is unparked once parked; {@code parked} (if given)
+     * receives the words frozen while it was parked and those left after its resume. Returns the words left after
+     * each return.
+     */
+    static int[] park(int depth, int[] parked) throws InterruptedException {
+        AtomicBoolean go = new AtomicBoolean();
+        int[] after = new int[Math.max(0, depth - 1)], afterResume = new int[1];
+        Thread t = Thread.ofVirtual().unstarted(() -> descend(depth, parkUntil(go, afterResume), after));
+        t.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (t.getState() != Thread.State.WAITING) {
+            if (System.nanoTime() > deadline) throw new Experiment.RunFailed("a thread never parked");
+            Thread.onSpinWait();
+        }
+        if (parked != null) parked[0] = LazyThaw.frozenWords(t);
+        go.set(true);
+        LockSupport.unpark(t);
+        if (!t.join(Duration.ofSeconds(30))) throw new Experiment.RunFailed("a thread had not ended after 30 s");
+        if (parked != null) parked[1] = afterResume[0];
+        return after;
+    }
+}
+
+/*
+ * How to run:
+ *   tools/jbang lazy-thaw                    (parked 400 and 40 frames deep)
+ *   tools/jbang lazy-thaw --jdk 21           (the same classes on JDK 21)
+ *   tools/jbang lazy-thaw --depth 2000 --warmups 0   (interpreted frames: thaw_slow, still a frame at a time)
+ *
+ * What you should see (JDK 25.0.3 and 21.0.8 alike, 2026-11-28): one frame of ours is 6 words; parked 400 deep,
+ * 2,554 words frozen, ~2,472 still frozen after the resume (the park path's frames thawed), then 329-330 thaws of
+ * exactly one frame (6 words) on the way back, the last one taking 494-498 words at once; parked 40 deep, 394
+ * words frozen and 0 left after the resume (thawed whole).
+ */
