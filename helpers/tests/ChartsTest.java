@@ -312,6 +312,34 @@ public class ChartsTest {
     }
 
     @Test
+    void oneBarStillGetsAnAxisToReadItBy() {
+        for (double v : new double[] {961, 0.42, 3, 1_234_567}) {
+            DrawnChart chart = Charts.bars("One bar", "req/s", Map.of("virtual", v));
+            for (DrawnChart.Axis axis : chart.axes()) {
+                if (axis.kind().equals("value")) assertTrue(axis.labels().size() >= 3, v + ": ticks " + axis.labels());
+            }
+        }
+    }
+
+    @Test
+    void aLineCrossedByBarsInEveryGroupLabelsWhereNothingIsDrawn() {
+        List<String> views = List.of("async cpu", "async wall", "JFR execution", "JFR CPU-time");
+        Map<String, double[]> depths = new LinkedHashMap<>();
+        depths.put("4 frames deep", new double[] {0.55, 0.6, 0.98, 0.97});
+        depths.put("40 frames deep", new double[] {0.52, 0.58, 0.99, 0.95});
+        DrawnChart chart = Charts.groupedBars("Shares", "share of samples", views, depths,
+                Map.of("every sample", 1.0, "the work before the block", 0.5));
+        List<DrawnChart.Box> shapes = chart.boxes().stream().filter(b -> b.kind().equals("bar") || b.kind().equals("line")).toList();
+        for (DrawnChart.Box label : chart.boxes().stream().filter(b -> b.kind().equals("line label")).toList()) {
+            for (DrawnChart.Box shape : shapes) {
+                boolean meets = label.x() < shape.x() + shape.w() && shape.x() < label.x() + label.w()
+                        && label.y() < shape.y() + shape.h() && shape.y() < label.y() + label.h();
+                assertTrue(!meets || shape.h() <= 0, "'" + label.text() + "' drawn over " + shape.kind() + " '" + shape.text() + "'");
+            }
+        }
+    }
+
+    @Test
     void ratiosRefuseNothingToDivide() {
         BoundsTest.assertMessage("rows must have at least one row with a bound and a measured or published value",
                 () -> Charts.ratios("t", List.of(new Comparison("a", 1, Double.NaN, 2))));

@@ -24,6 +24,7 @@ import java.text.DecimalFormat;
 import java.text.DecimalFormatSymbols;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -1275,6 +1276,9 @@ public final class Charts {
                 }
                 Rectangle2D at = free(places, plot, taken, keepOff, boxes, r.label(), "");
                 if (at == null) at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
+                // Bars cross the line everywhere: the free place in the plot nearest the line, its label in its colour.
+                if (at == null) at = free(farther(plot, y, w, h), plot, taken, keepOff, boxes, r.label(), "");
+                if (at == null) at = free(farther(plot, y, w, h), plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
                 if (at == null) at = places.get(0); // drawn all the same, and the record shows what it covers
                 g.drawString(r.label(), (float) at.getX(), (float) (at.getY() + lm.getAscent()));
                 taken.add(at);
@@ -1316,6 +1320,18 @@ public final class Charts {
         }
 
         // The first place inside the plot that covers no label, other bar, whisker or line.
+        /** Places for a w x h label anywhere in the plot, on a grid, nearest to height y first. */
+        private static List<Rectangle2D> farther(Rectangle2D plot, double y, int w, int h) {
+            List<Rectangle2D> grid = new ArrayList<>();
+            for (double top = plot.getMinY() + 2; top + h <= plot.getMaxY() - 2; top += h / 2.0) {
+                for (double x = plot.getMaxX() - w - 4; x >= plot.getMinX() + 4; x -= Math.max(8, w / 4.0)) {
+                    grid.add(new Rectangle2D.Double(x, top, w, h));
+                }
+            }
+            grid.sort(Comparator.comparingDouble(p -> Math.abs(p.getCenterY() - y)));
+            return grid;
+        }
+
         private static Rectangle2D free(List<Rectangle2D> places, Rectangle2D plot, List<Rectangle2D> taken,
                                         List<Rectangle2D> bars, List<DrawnChart.Box> drawn, String text, String owner) {
             for (Rectangle2D p : places) {
@@ -1349,9 +1365,30 @@ public final class Charts {
         // (With logY every value is > 0, so range[0] is the smallest value.)
         // A bar less than twice the floor would be a sliver: go one decade lower then.
         if (logY) logAxis(chart, range[0], Double.NaN);
+        else roomAboveOneValue(chart);
         st.setDecimalPattern(pattern(range[0]));
         int chars = labels.stream().mapToInt(String::length).sum();
         if (chars > 70) st.setXAxisLabelRotation(20); // render() turns them further if they still overlap
+    }
+
+    /**
+     * XChart 3.8.8 ticks a bar axis holding one value (and 0) at those two only, too few to read a value by: the axis
+     * then ends at the next round number above it, and XChart's own tick steps come back.
+     */
+    private static void roomAboveOneValue(CategoryChart chart) {
+        Set<Double> values = new HashSet<>(Set.of(0.0));
+        for (CategorySeries s : chart.getSeriesMap().values()) {
+            for (Number y : s.getYData()) if (y != null && Double.isFinite(y.doubleValue())) values.add(y.doubleValue());
+        }
+        double top = values.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        if (values.size() > 2 || top <= 0 || chart.getStyler().getYAxisMax() != null) return;
+        double decade = Math.pow(10, Math.floor(Math.log10(top)));
+        for (double m : new double[] {1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12}) {
+            if (m * decade > top * 1.05) {
+                chart.getStyler().setYAxisMax(m * decade);
+                return;
+            }
+        }
     }
 
     /**
