@@ -312,6 +312,19 @@ public class ChartsTest {
     }
 
     @Test
+    void barsAllNearTheirLineAreDrawnFromZero() {
+        DrawnChart chart = Charts.groupedBars("Shares", "share of the bound", List.of("Tomcat 200 · 20 users · CPU busy",
+                        "Tomcat 200 · 200 users · CPU busy", "virtual threads · 20 users · CPU busy", "virtual threads · 200 users · CPU busy"),
+                Map.of("this run", new double[] {0.985, 1.001, 0.991, 0.997}), Map.of("the bound", 1.0));
+        // Upright category labels once put every bar, and the line, at the top of the plot with no height.
+        DrawnChart.Box line = chart.boxes().stream().filter(b -> b.kind().equals("line")).findFirst().orElseThrow();
+        for (DrawnChart.Box bar : chart.boxes().stream().filter(b -> b.kind().equals("bar")).toList()) {
+            assertTrue(bar.h() > 40 && Math.abs(bar.y() - (line.y() + 1)) < 0.03 * bar.h() + 2,
+                    "bar " + bar + " drawn from 0 up to about its line " + line);
+        }
+    }
+
+    @Test
     void oneBarStillGetsAnAxisToReadItBy() {
         for (double v : new double[] {961, 0.42, 3, 1_234_567}) {
             DrawnChart chart = Charts.bars("One bar", "req/s", Map.of("virtual", v));

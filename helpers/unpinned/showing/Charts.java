@@ -1135,9 +1135,9 @@ public final class Charts {
                 double e = errors.get(i);
                 if (Double.isNaN(v) || Double.isNaN(e)) continue;
                 double x = first + i * step;
-                double hi = clamp(getYAxisScreenValue(v + e), plotTop, plotBottom);
+                double hi = clamp(barY(chart, v + e, plotTop, plotBottom, getYAxisScreenValue(v + e)), plotTop, plotBottom);
                 // On a log axis v - e <= 0 is below any axis: the whisker runs to the bottom of the plot.
-                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(getYAxisScreenValue(v - e), plotTop, plotBottom);
+                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(barY(chart, v - e, plotTop, plotBottom, getYAxisScreenValue(v - e)), plotTop, plotBottom);
                 g.draw(new Line2D.Double(x, hi, x, lo));
                 whiskers.add(new Rectangle2D.Double(x - cap, hi - 1, 2 * cap, lo - hi + 2));
                 g.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
@@ -1149,6 +1149,25 @@ public final class Charts {
     }
 
     /** A dashed horizontal line across the plot at {@code value}; {@link Overlay} puts its {@code label} beside it. */
+    /**
+     * Where value {@code v} sits on a bar chart's y axis, in pixels, the way XChart 3.8.8's bar plot puts it: the
+     * axis's span over the plot's content size, centred in the plot. XChart's own Annotation.getYAxisScreenValue
+     * gives the plot's top for every value once the category labels stand upright (90 degrees), which drew lines,
+     * whiskers and labels at the top; with the axis's ends set (every bar chart here sets them, else XChart's value).
+     */
+    static double barY(Chart<?, ?> chart, double v, double plotTop, double plotBottom, double xchart) {
+        if (!(chart instanceof CategoryChart cc)) return xchart;
+        CategoryStyler st = cc.getStyler();
+        Double min = st.getYAxisMin(), max = st.getYAxisMax();
+        if (min == null || max == null || !(max > min)) return xchart;
+        boolean log = st.isYAxisLogarithmic();
+        if (log && (min <= 0 || v <= 0)) return xchart;
+        double lo = log ? Math.log10(min) : min, hi = log ? Math.log10(max) : max, at = log ? Math.log10(v) : v;
+        double height = plotBottom - plotTop;
+        double span = st.getPlotContentSize() * height;
+        return plotBottom - ((height - span) / 2 + (at - lo) / (hi - lo) * span);
+    }
+
     static final class ReferenceLine extends Annotation {
         private final double value;
         private final String label;
@@ -1163,7 +1182,7 @@ public final class Charts {
         public void paint(Graphics2D g) {
             double left = getXAxisScreenValueForMin();
             double right = getXAxisScreenValueForMax();
-            double y = getYAxisScreenValue(value);
+            double y = barY(chart, value, getYAxisScreenValueForMin(), getYAxisScreenValueForMax(), getYAxisScreenValue(value));
             RenderingHints saved = g.getRenderingHints();
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
             g.setColor(REFERENCE);
@@ -1222,7 +1241,7 @@ public final class Charts {
             double step = content / categories;
             double fill = st.getAvailableSpaceFill();
             double barWidth = step / names.size() * fill;
-            double zero = st.isYAxisLogarithmic() ? plotBottom : clamp(getYAxisScreenValue(0), plotTop, plotBottom);
+            double zero = st.isYAxisLogarithmic() ? plotBottom : clamp(barY(chart, 0, plotTop, plotBottom, getYAxisScreenValue(0)), plotTop, plotBottom);
             record Bar(String owner, Rectangle2D box, double value) {}
             List<Bar> bars = new ArrayList<>();
             for (int k = 0; k < names.size(); k++) {
@@ -1231,7 +1250,7 @@ public final class Charts {
                     Number n = ys.get(i);
                     if (n == null) continue;
                     double x = left + (width - content) / 2 + step * i + step * (1 - fill) / 2 + k * barWidth;
-                    double top = clamp(getYAxisScreenValue(n.doubleValue()), plotTop, plotBottom);
+                    double top = clamp(barY(chart, n.doubleValue(), plotTop, plotBottom, getYAxisScreenValue(n.doubleValue())), plotTop, plotBottom);
                     Rectangle2D box = new Rectangle2D.Double(x, Math.min(top, zero), barWidth, Math.abs(zero - top));
                     String owner = names.get(k) + " #" + i;
                     bars.add(new Bar(owner, box, n.doubleValue()));
@@ -1244,7 +1263,7 @@ public final class Charts {
             List<ReferenceLine> lines = new ArrayList<>();
             for (Object a : ChartReading.annotations(cc)) if (a instanceof ReferenceLine r) lines.add(r);
             for (ReferenceLine r : lines) {
-                double y = getYAxisScreenValue(r.value());
+                double y = barY(chart, r.value(), plotTop, plotBottom, getYAxisScreenValue(r.value()));
                 boxes.add(new DrawnChart.Box("line", r.label(), left, y - 1, right - left, 2, ""));
             }
             RenderingHints saved = g.getRenderingHints();
@@ -1254,7 +1273,7 @@ public final class Charts {
             g.setColor(REFERENCE);
             g.setFont(lineFont);
             for (ReferenceLine r : lines) {
-                double y = getYAxisScreenValue(r.value());
+                double y = barY(chart, r.value(), plotTop, plotBottom, getYAxisScreenValue(r.value()));
                 int w = lm.stringWidth(r.label());
                 int h = lm.getAscent() + lm.getDescent();
                 List<Rectangle2D> places = new ArrayList<>(List.of(
