@@ -363,7 +363,16 @@ public final class Expectations<T> {
     }
 
     /** What {@link #keepSettled} kept: the data (pooled over its runs) and its judgements. */
-    public record Kept<T>(T data, Judged judged) {}
+    public record Kept<T>(T data, Judged judged) {
+        /**
+         * Shows what {@code kept} judged. After a Stop the cell that measured left {@code kept} empty: this says to
+         * run that measurement again instead of failing on what it never kept.
+         */
+        public static void show(Kept<?> kept) {
+            RunGuard.check("showing what the run shows");
+            kept.judged().show();
+        }
+    }
 
     private static boolean unsettled(Judged j) {
         return j.judgements().stream().anyMatch(x -> x.kind() != Kind.LIMIT && x.verdict() == Verdict.INCONCLUSIVE);
