@@ -393,4 +393,111 @@ public class DeclarationsTest {
                 // a ThreadLocal whose initial value is one shared object; a binding that copies
                 scoped(1040, 1640)));
     }
+
+    // ------------------------------------------------------------------------------------------ chapter 04
+
+    @Test
+    void stealCounter() {
+        shownBothWays(UnparkStealing.STEAL_COUNTER_EXPECTED, List.of(new UnparkStealing.KernelSteals(5_000, 5_001),
+                // a counter that counts only the tasks taken from another carrier's queue
+                new UnparkStealing.KernelSteals(5_000, 300)));
+    }
+
+    static CarrierTimeline.Run timeline(int parallelism, int tasks, int stolen) {
+        var u = new CarrierTimeline.Unbalanced(tasks, 0.5, 20, List.of("ForkJoinPool-1-worker-1"), stolen + 1, stolen,
+                stolen / (double) tasks, (parallelism - 1.0) / parallelism, null, 0, null, List.of(), List.of());
+        return new CarrierTimeline.Run(2, parallelism, parallelism, 100, 0, stolen + 1, stolen + 1, "25", u, null);
+    }
+
+    @Test
+    void carrierTimeline() {
+        shownBothWays(CarrierTimeline.EXPECTED, List.of(timeline(2, 2_000, 900),
+                // the spawner's carrier ran nearly all: the other carrier busy elsewhere
+                timeline(2, 2_000, 150), timeline(1, 2_000, 0)));
+    }
+
+    static UnparkStealing.Run unpark(int feature, int threads, int off, long wakerQueueMax, long submissionQueueMax) {
+        return new UnparkStealing.Run(feature + "", feature, 2, threads, 50, 100, "ForkJoinPool-1-worker-1", 1, 60,
+                off + 1, off, off / (double) threads, wakerQueueMax, 0, submissionQueueMax, List.of(), List.of());
+    }
+
+    @Test
+    void unparkStealing() {
+        shownBothWays(UnparkStealing.EXPECTED, List.of(
+                Map.of("JDK 21", unpark(21, 2_000, 885, 1_998, 0), "JDK 25", unpark(25, 2_000, 718, 1_991, 0)),
+                // an unpark that submits externally: the woken threads wait in the submission queues
+                Map.of("JDK 25", unpark(25, 2_000, 900, 10, 1_990)),
+                // the woken threads wait in the waker's queue and nobody steals them
+                Map.of("JDK 25", unpark(25, 2_000, 20, 1_995, 0))));
+    }
+
+    static CarrierScaling scaling(int carriers, double ioMs, double cpuMs, double carrierCpuMs) {
+        double[] io = {ioMs * 0.99, ioMs, ioMs * 1.01, ioMs, ioMs * 1.005};
+        double[] cpu = {cpuMs * 0.99, cpuMs, cpuMs * 1.01, cpuMs, cpuMs * 1.005};
+        return new CarrierScaling(carriers, 2, ioMs, 50, cpuMs, cpuMs * 0.99, carrierCpuMs / Math.min(carriers, 2),
+                carrierCpuMs, io, cpu);
+    }
+
+    @Test
+    void carrierScaling() {
+        shownBothWays(CarrierScaling.EXPECTED, List.of(
+                List.of(scaling(1, 52, 400, 395), scaling(2, 52, 205, 396), scaling(4, 53, 206, 398)),
+                // a sleeping batch that waits for a carrier; a second carrier whose core is busy elsewhere; four
+                // carriers that spend far less CPU than two (so they finish faster on the same cores)
+                List.of(scaling(1, 70, 400, 395), scaling(2, 52, 390, 396), scaling(4, 53, 200, 396))));
+    }
+
+    static NoTimeSlicing.Pings pings(String kind, double worstMs) {
+        return new NoTimeSlicing.Pings(kind, 1_000, 0.1, worstMs, 0.1, new double[0], new double[0]);
+    }
+
+    @Test
+    void noTimeSlicing() {
+        shownBothWays(NoTimeSlicing.EXPECTED, List.of(List.of(pings("virtual", 980), pings("platform", 5)),
+                // a scheduler that preempts virtual threads; an OS that lets a hog run its whole slice and more
+                List.of(pings("virtual", 50), pings("platform", 900))));
+    }
+
+    static List<EndpointLoad.CpuRun> cpuRuns(String mode, double bound, double... throughputs) {
+        List<EndpointLoad.CpuRun> out = new ArrayList<>();
+        for (int i = 0; i < throughputs.length; i++) {
+            double t = throughputs[i];
+            out.add(new EndpointLoad.CpuRun(mode.equals("pool") ? "pool of 200" : "virtual threads", mode, i + 1,
+                    mode.equals("pool") ? 200 : 0, t, bound, t / bound, t / bound, 20, 60, 0, 1_500, 400, 1_900, 0.05,
+                    20, 100, 5));
+        }
+        return out;
+    }
+
+    static List<EndpointLoad.CpuRun> endpoint(List<EndpointLoad.CpuRun> a, List<EndpointLoad.CpuRun> b) {
+        List<EndpointLoad.CpuRun> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    @Test
+    void cpuEndpoint() {
+        shownBothWays(EndpointLoad.CPU_EXPECTED, List.of(
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_040, 980, 1_000, 990)),
+                // virtual threads spending far less CPU per request: 50 % ahead on cores as busy
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_550, 1_500, 1_510, 1_490)),
+                // a server that leaves cores idle (a lock, too few threads)
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_040, 600, 610, 590))));
+    }
+
+    static IoPath.Result ioPath(int feature, int parked, long pending, int blocked) {
+        var sockets = new IoPath.Sockets(100, null, "VTHREAD_POLLERS", List.of(), 1, 0, parked, 100, 0, null, null, 1);
+        var timers = new IoPath.Timers(100, 100, List.of(), pending, "queue", feature < 25, feature >= 25, null);
+        var unblocker = new IoPath.Unblocker(50, blocked, feature >= 24, null, null, 1);
+        return new IoPath.Result(feature + "", feature, 2, sockets, timers, unblocker);
+    }
+
+    @Test
+    void ioPath() {
+        shownBothWays(IoPath.EXPECTED, List.of(
+                Map.of("JDK 21", ioPath(21, 100, 100, 2), "JDK 25", ioPath(25, 100, 100, 50)),
+                // readers that hold their carriers, sleepers the timer never saw, contenders that never wait at once
+                // on 25 and all BLOCKED at once on 21 (a spare carrier each)
+                Map.of("JDK 21", ioPath(21, 10, 5, 50), "JDK 25", ioPath(25, 100, 100, 2))));
+    }
 }
