@@ -394,14 +394,16 @@ def test_04_the_compensation_sweep_follows_min_runnable(chapter_04_ran):
         p, m = r["parallelism"], r["minRunnable"]
         exact = 0
         for st in r["sweep"]:
-            n, b = st["threads"], st["blockedAtOnce"]
+            n = st["threads"]
             assert st["expected"] == p + max(0, n - (p - m)), st
-            assert p + max(0, b - (p - m)) <= st["poolSizeMax"] <= st["expected"], (label, st)
             exact += st["poolSizeMax"] == st["expected"]
         parts.append(f"{label}: N = {','.join(str(st['threads']) for st in r['sweep'])} -> pool "
                      f"{','.join(str(st['poolSizeMax']) for st in r['sweep'])} (rule "
                      f"{','.join(str(st['expected']) for st in r['sweep'])}; {exact}/{len(r['sweep'])} exact)")
-    report(f"04 compensation sweep: {p} busy carriers, pool size at N blocked | " + " | ".join(parts))
+    j = assert_judged(chapter_04_ran, "04-compensation-sweep")
+    report(f"04 compensation sweep: {p} busy carriers; the step furthest above the rule {ratio(j['never-above-the-rule'])},"
+           f" furthest below it for the blockers in their read {ratio(j['a-spare-per-block-past-min-runnable'])} | "
+           + " | ".join(parts))
 
 
 def _both_jdks_labels(runs: dict) -> dict:
@@ -444,15 +446,14 @@ def test_04_a_wake_up_costs_an_os_wake_up_when_the_carrier_sleeps(chapter_04_ran
         modes = {m["mode"]: m for m in r["modes"]}
         idle, busy = modes["idle"], modes["busy"]
         assert len(idle["latenciesUs"]) == len(busy["latenciesUs"]) == r["wakeUps"], r["wakeUps"]
-        if idle["carrierSwitchesPerWakeUp"] >= 0:  # /proc there (Linux)
-            assert idle["carrierSwitchesPerWakeUp"] >= 0.5, idle
-            assert busy["carrierSwitchesPerWakeUp"] < idle["carrierSwitchesPerWakeUp"], (busy, idle)
-        assert _median(idle["latenciesUs"]) > _median(busy["latenciesUs"]), (idle["p50Us"], busy["p50Us"])
         parts.append(f"{jdk}: idle p50 {idle['p50Us']:.1f} µs p99 {idle['p99Us']:,.1f} "
                      f"({idle['carrierSwitchesPerWakeUp']:.2f} carrier OS switches per wake-up), busy p50 "
                      f"{busy['p50Us']:.1f} µs p99 {busy['p99Us']:,.1f} ({busy['carrierSwitchesPerWakeUp']:.2f});"
                      f" idle / busy {idle['p50Us'] / busy['p50Us']:.1f}")
-    report("04 wake-up latency: unpark to run on 1 carrier | " + " | ".join(parts))
+    j = assert_judged(chapter_04_ran, "04-wake-up-latency")
+    report(f"04 wake-up latency: unpark to run on 1 carrier; idle median over busy {ratio(j['an-idle-carrier-is-woken-first'])},"
+           f" idle switches per wake-up {ratio(j['an-idle-carrier-sleeps-in-the-os'])}, busy over idle"
+           f" {ratio(j['a-busy-carrier-stays-awake'])} | " + " | ".join(parts))
 
 
 # ----------------------------------------------------------------------------- physics of chapter 05

@@ -500,4 +500,81 @@ public class DeclarationsTest {
                 // on 25 and all BLOCKED at once on 21 (a spare carrier each)
                 Map.of("JDK 21", ioPath(21, 10, 5, 50), "JDK 25", ioPath(25, 100, 100, 2))));
     }
+
+    static SchedulerInternals.Queues queues(int feature, int startSubmissions, long startWorker, int unparkSubmissions,
+                                            long unparkWorker) {
+        return new SchedulerInternals.Queues(feature + "", feature, 2, true, 500, 50, 100, List.of(
+                new SchedulerInternals.QueuePath("start-virtual", startSubmissions, startWorker, 10, 2, 100, 20, ""),
+                new SchedulerInternals.QueuePath("start-platform", startSubmissions, startWorker, 10, 2, 100, 20, ""),
+                new SchedulerInternals.QueuePath("unpark-virtual", unparkSubmissions, unparkWorker, 10, 2, 100, 20,
+                        "")));
+    }
+
+    @Test
+    void whichQueue() {
+        shownBothWays(SchedulerRuns.WHICH_QUEUE_EXPECTED, List.of(
+                Map.of("JDK 21", queues(21, 480, 0, 0, 490), "JDK 25", queues(25, 470, 3, 2, 495)),
+                // a start pushed to the caller's carrier's queue; an unpark submitted from outside the pool
+                Map.of("JDK 25", queues(25, 5, 480, 490, 3)),
+                // nothing seen queued: the queues drained as fast as they filled
+                Map.of("JDK 25", queues(25, 0, 0, 0, 0))));
+    }
+
+    static SchedulerInternals.CompensationCase blockCase(String name, int blockedAtOnce) {
+        return new SchedulerInternals.CompensationCase(name, 200, 1, 1, 1, false, null, blockedAtOnce);
+    }
+
+    static SchedulerInternals.Compensation cases(int feature, int sync, int objectWait, int file, int pipe) {
+        return new SchedulerInternals.Compensation(feature + "", feature, 1, null, 3, 200, List.of(
+                blockCase("none", 3), blockCase("synchronized-sleep", sync), blockCase("object-wait", objectWait),
+                blockCase("file-read", file), blockCase("process-read", pipe)), "cases", null, 1, List.of());
+    }
+
+    @Test
+    void compensation() {
+        shownBothWays(SchedulerRuns.COMPENSATION_EXPECTED, List.of(
+                Map.of("JDK 21", cases(21, 1, 3, 3, 3), "JDK 25", cases(25, 3, 3, 1, 3)),
+                // a JDK that compensates a pinned thread and gives no spare to a Blocker-wrapped read
+                Map.of("JDK 21", cases(21, 3, 1, 3, 1), "JDK 25", cases(25, 3, 3, 3, 3))));
+    }
+
+    static SchedulerInternals.Compensation sweep(int minRunnable, int[] poolSizes, int[] blockedAtOnce) {
+        List<SchedulerInternals.SweepStep> steps = new ArrayList<>();
+        for (int n = 1; n <= poolSizes.length; n++) {
+            int expected = 4 + Math.max(0, n - (4 - minRunnable));
+            steps.add(new SchedulerInternals.SweepStep(n, 4, poolSizes[n - 1], expected, poolSizes[n - 1] - 4,
+                    blockedAtOnce[n - 1], blockedAtOnce[n - 1], 150));
+        }
+        return new SchedulerInternals.Compensation("25", 25, 4, null, poolSizes.length, 150, List.of(), "sweep",
+                minRunnable == 2 ? null : minRunnable, minRunnable, steps);
+    }
+
+    @Test
+    void compensationSweep() {
+        shownBothWays(SchedulerRuns.SWEEP_EXPECTED, List.of(
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {4, 4, 5, 6}, new int[] {1, 2, 3, 4})),
+                // a spare for every block from the first; none at all past minRunnable
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {5, 6, 7, 8}, new int[] {1, 2, 3, 4})),
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {4, 4, 4, 4}, new int[] {1, 2, 3, 4}))));
+    }
+
+    static WakeUps.Run wakeUps(int feature, double idleUs, double busyUs, double idleSwitches, double busySwitches) {
+        double[] idle = new double[101], busy = new double[101];
+        for (int i = 0; i < 101; i++) {
+            idle[i] = idleUs * (0.9 + 0.002 * i);
+            busy[i] = busyUs * (0.9 + 0.002 * i);
+        }
+        return new WakeUps.Run(feature + "", feature, 1, 101, 1_000, List.of(WakeUps.Mode.of("idle", idle,
+                idleSwitches), WakeUps.Mode.of("busy", busy, busySwitches)));
+    }
+
+    @Test
+    void wakeUpLatency() {
+        shownBothWays(WakeUps.EXPECTED, List.of(
+                Map.of("JDK 21", wakeUps(21, 10, 2.4, 1.0, 0.04), "JDK 25", wakeUps(25, 20, 2.2, 1.0, 0.1)),
+                // a carrier that spins instead of parking in the OS when it has nothing to run
+                Map.of("JDK 25", wakeUps(25, 2.5, 2.2, 0.05, 0.05)),
+                // a carrier kept awake that still parks in the OS for every wake-up
+                Map.of("JDK 25", wakeUps(25, 20, 2.2, 1.0, 1.0))));
+    }
 }

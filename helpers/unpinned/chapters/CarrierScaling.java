@@ -99,9 +99,9 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
             .untestableWhen(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? "it needs a run on as"
                     + " many carriers as the " + cores(rows) + " cores and one on more" : null)
             .because(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? null : String.format(Locale.ROOT,
-                    "%d carriers on %d cores took %s ms a batch, %d took %s ms", atCores(rows).get().carriers(),
-                    cores(rows), Figure.number(atCores(rows).get().cpuWallMs()), beyondCores(rows).get().carriers(),
-                    Figure.number(beyondCores(rows).get().cpuWallMs())));
+                    "%d carriers on %d cores took %s ms a batch (mean), %d took %s ms",
+                    atCores(rows).get().carriers(), cores(rows), Figure.number(atCores(rows).get().cpuTime().value()),
+                    beyondCores(rows).get().carriers(), Figure.number(beyondCores(rows).get().cpuTime().value())));
 
     static int cores(List<CarrierScaling> rows) {
         return rows.stream().mapToInt(CarrierScaling::cores).min().orElse(1);
@@ -116,7 +116,8 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
     }
 
     static Optional<CarrierScaling> beyondCores(List<CarrierScaling> rows) {
-        return rows.stream().filter(r -> r.carriers() > cores(rows)).max(Comparator.comparingInt(CarrierScaling::carriers));
+        return rows.stream().filter(r -> r.carriers() > cores(rows))
+                .max(Comparator.comparingInt(CarrierScaling::carriers));
     }
 
     // ---- what S14 saves ---------------------------------------------------------------------------------------

@@ -193,7 +193,7 @@ public final class UnparkStealing {
                     e.getKey(), e.getValue().tasksOffWakerCarrier(), e.getValue().threads(),
                     e.getValue().wakerQueueMax(), e.getValue().submissionQueueMax())).toList()));
 
-    /** Chapter 04's demonstration in its kernel: one virtual thread starts {@code tasks} short ones; the steal count's rise. */
+    /** Chapter 04's demonstration in its kernel: one virtual thread starts {@code tasks} short ones. */
     public record KernelSteals(int tasks, long stealsDelta) {}
 
     /**
