@@ -17,6 +17,9 @@
 //SOURCES ../helpers/unpinned/core/Cli.java
 //SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

@@ -29,7 +29,6 @@ VERDICTS = ("confirmed", "refuted", "inconclusive", "depends")
 C, R, D = "confirmed", "refuted", "depends"
 PIN = {"JDK 21": 400, "JDK 25": 201, "sleepMs": 200}
 CASES: dict[str, list[tuple[dict, str]]] = {
-    "jmh-6": [({"oneCarrier": 200, "twoCarriers": 105}, C), ({"oneCarrier": 200, "twoCarriers": 80}, R)],
     "jmh-7": [({"parallelism": 8, "cores": 8}, C), ({"parallelism": 4, "cores": 8}, R)],
     "jmh-8": [({"oneThread": 57, "sleep": 50}, C), ({"oneThread": 500, "sleep": 50}, R)],
     "jmh-10": [({"osThreads": 9, "virtualThreads": 100000}, C), ({"osThreads": 100000, "virtualThreads": 100000}, R)],
@@ -55,8 +54,6 @@ CASES: dict[str, list[tuple[dict, str]]] = {
     "sem-16": [({"virtual": 62, "sleep": 50}, C), ({"virtual": 200, "sleep": 50}, R)],
     "sem-17": [({"worker": 1900, "submissions": 0, "total": 1900}, C), ({"worker": 0, "submissions": 1900, "total": 1900}, R)],
     "sem-18": [({"worker": 1950, "submissions": 3, "total": 1953}, C), ({"worker": 2, "submissions": 1900, "total": 1902}, R)],
-    "sem-19": [({"stolenShare": 0.51, "predicted": 0.5}, C), ({"stolenShare": 0.0, "predicted": 0.5}, R),
-               ({"stolenShare": 0.0, "predicted": 0}, D)],
     "flux-10": [(PIN, D), ({"JDK 23": 400, "sleepMs": 200}, C), ({"JDK 21": 210, "JDK 25": 200, "sleepMs": 200}, R)],
     "flux-11": [({"pinned": 4, "pins": 4}, C), ({"pinned": 2, "pins": 4}, D), ({"pinned": 0, "pins": 4}, R)],
     "flux-12": [({"threads": 100000, "osThreads": 9, "claimed": 100000}, C), ({"threads": 10000, "osThreads": 9, "claimed": 100000}, D),

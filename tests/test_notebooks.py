@@ -331,50 +331,58 @@ def test_04_the_timeline_shows_stolen_work_on_every_carrier(chapter_04_ran):
     if t["parallelism"] > 1:
         assert unbalanced["stolen"] > 0, unbalanced["stolen"]
         assert hopping["threadsOnTwoOrMoreCarriers"] >= 1, hopping["threadsOnTwoOrMoreCarriers"]
-    predicted = (t["parallelism"] - 1) / t["parallelism"]
+    j = assert_judged(chapter_04_ran, "04-carrier-timeline")
+    counter = assert_judged(chapter_04_ran, "04-steal-counter")
     report(f"04 unbalanced run: the pool's steal count rose by {unbalanced['steals']:,} for {unbalanced['tasks']:,}"
-           f" tasks; {unbalanced['stolen']:,} tasks ran on another carrier than their spawner's ="
-           f" {unbalanced['stolenShare']:.2f} (prediction (P-1)/P = {predicted:.2f}); sleepers on two or more carriers:"
-           f" {hopping['threadsOnTwoOrMoreCarriers']} of {hopping['hoppers']}")
+           f" tasks; {unbalanced['stolen']:,} tasks ran on another carrier than their spawner's, over (P-1)/P"
+           f" {ratio(j['starts-spread-over-the-carriers'])}; sleepers on two or more carriers:"
+           f" {hopping['threadsOnTwoOrMoreCarriers']} of {hopping['hoppers']}; the kernel's steal count over the"
+           f" virtual threads run {ratio(counter['counts-every-run'])}")
 
 
 def test_04_computing_scales_with_carriers_and_waiting_does_not(chapter_04_ran):
-    import os
     rows = {r["carriers"]: r for r in latest_result(chapter_04_ran, "04-carrier-scaling")["data"]}
+    cores = min(r["cores"] for r in rows.values())
+    assert set(rows) == {1, 2, cores, 2 * cores}, sorted(rows)
     for r in rows.values():
-        # no batch beats its bound: one sleep, or CPU time / min(P, cores) (3 % for 10 ms CPU-time ticks)
-        assert r["ioWallMs"] >= r["ioBoundMs"] * 0.999 and r["cpuWallMs"] >= r["cpuBoundMs"] * 0.97, r
-    if (os.cpu_count() or 1) < 2:
-        pytest.skip("one core: a second carrier has no core to run on, so there is no speed-up to check")
-    # the fastest of the measured batches: a neighbour's burst can slow a median, never speed up a minimum
-    speed_up = rows[1]["cpuWallMinMs"] / rows[2]["cpuWallMinMs"]
-    io_ratio = rows[1]["ioWallMs"] / rows[2]["ioWallMs"]
-    assert 1.5 <= speed_up <= 2.1, f"CPU-bound speed-up from 1 to 2 carriers: {speed_up:.2f}"
-    report(f"04 CPU-bound batch, 1 -> 2 carriers: {speed_up:.2f} x faster (bound 2); sleeping batch {io_ratio:.2f} x")
+        assert len(r["ioWallMsAll"]) == len(r["cpuWallMsAll"]) >= 2, r  # the batches behind each interval
+    j = assert_judged(chapter_04_ran, "04-carrier-scaling")
+    report(f"04 carrier scaling: sleeping batch furthest from one sleep {ratio(j['waiting-needs-no-carrier'])};"
+           f" computing batch furthest from CPU / min(P, cores) {ratio(j['computing-needs-a-core'])}; speed-up 1 ->"
+           f" cores over the cores {ratio(j['speed-up-to-the-cores'])}; as many carriers as cores over 4 carriers"
+           f" {ratio(j['no-gain-beyond-the-cores'])} (jmh-6)")
 
 
 def test_04_no_time_slicing_for_virtual_threads(chapter_04_ran):
     rows = {r["kind"]: r for r in latest_result(chapter_04_ran, "04-no-time-slicing")["data"]}
-    vt, pt = rows["virtual"], rows["platform"]
-    assert vt["maxDuringHogsMs"] >= 0.9 * vt["hogMs"], vt
-    assert pt["maxDuringHogsMs"] < 0.25 * pt["hogMs"], pt
-    report(f"04 ping lateness while CPU hogs of {vt['hogMs']:.0f} ms hold the cores: virtual threads"
-           f" {vt['maxDuringHogsMs']:.0f} ms = {vt['maxDuringHogsMs'] / vt['hogMs']:.2f} x the hog's run,"
-           f" platform threads {pt['maxDuringHogsMs']:.1f} ms = {pt['maxDuringHogsMs'] / pt['hogMs']:.3f} x")
+    assert set(rows) == {"virtual", "platform"}, sorted(rows)
+    j = assert_judged(chapter_04_ran, "04-no-time-slicing")
+    report(f"04 ping lateness while CPU hogs of {rows['virtual']['hogMs']:.0f} ms hold the cores, over the hog's"
+           f" run: virtual threads {ratio(j['virtual-ping-waits-a-hog'])}, platform threads"
+           f" {ratio(j['platform-ping-gets-a-slice'])}")
 
 
 def test_04_the_cpu_endpoint_stays_under_the_cpu_bound(chapter_04_ran):
     rows = latest_result(chapter_04_ran, "04-cpu-endpoint")["data"]
-    by = {r["server"]: r for r in rows}
+    assert {r["server"] for r in rows} == {"pool of 200", "virtual threads"}, rows
     for r in rows:
-        assert r["errors"] == 0 and r["throughput"] <= r["cpuBoundThroughput"] * 1.03, r
-    pool, vt = by["pool of 200"], by["virtual threads"]
-    report(f"04 CPU endpoint: pool of 200 {pool['ratioToBound']:.3f} x its CPU bound, virtual threads"
-           f" {vt['ratioToBound']:.3f} x; virtual / pool = {vt['throughput'] / pool['throughput']:.2f}"
+        assert r["errors"] == 0, r
+    j = assert_judged(chapter_04_ran, "04-cpu-endpoint")
+    report(f"04 CPU endpoint: the run closest to its CPU bound {ratio(j['no-run-beats-its-cpu'])}; virtual / pool:"
+           f" cores busy {ratio(j['cores-as-busy'])}, throughput {ratio(j['nothing-for-cpu-work'])}"
            f" (published 20.3 / 23.3 = 0.87)")
     jfr = latest_result(chapter_04_ran, "04-jfr")["data"]
     assert jfr["events"]["jdk.VirtualThreadStart"] >= jfr["threads"], jfr["events"]
     assert jfr["pinnedTotal"] >= 1, "no jdk.VirtualThreadPinned event from blocking in a class initializer"
+
+
+def test_04_sockets_timers_and_the_unblocker(chapter_04_ran):
+    runs = latest_result(chapter_04_ran, "04-io-path")["data"]
+    assert runs, "no JDK ran S29"
+    for jdk, r in runs.items():
+        assert r["sockets"]["clients"] > r["carriers"], (jdk, r["sockets"]["clients"], r["carriers"])
+    j = assert_judged(chapter_04_ran, "04-io-path")
+    report("04 I/O path: " + "; ".join(f"{k} {ratio(v)}" for k, v in j.items()))
 
 
 def test_04_the_compensation_sweep_follows_min_runnable(chapter_04_ran):
@@ -387,14 +395,16 @@ def test_04_the_compensation_sweep_follows_min_runnable(chapter_04_ran):
         p, m = r["parallelism"], r["minRunnable"]
         exact = 0
         for st in r["sweep"]:
-            n, b = st["threads"], st["blockedAtOnce"]
+            n = st["threads"]
             assert st["expected"] == p + max(0, n - (p - m)), st
-            assert p + max(0, b - (p - m)) <= st["poolSizeMax"] <= st["expected"], (label, st)
             exact += st["poolSizeMax"] == st["expected"]
         parts.append(f"{label}: N = {','.join(str(st['threads']) for st in r['sweep'])} -> pool "
                      f"{','.join(str(st['poolSizeMax']) for st in r['sweep'])} (rule "
                      f"{','.join(str(st['expected']) for st in r['sweep'])}; {exact}/{len(r['sweep'])} exact)")
-    report(f"04 compensation sweep: {p} busy carriers, pool size at N blocked | " + " | ".join(parts))
+    j = assert_judged(chapter_04_ran, "04-compensation-sweep")
+    report(f"04 compensation sweep: {p} busy carriers; the step furthest above the rule {ratio(j['never-above-the-rule'])},"
+           f" furthest below it for the blockers in their read {ratio(j['a-spare-per-block-past-min-runnable'])} | "
+           + " | ".join(parts))
 
 
 def _both_jdks_labels(runs: dict) -> dict:
@@ -415,16 +425,17 @@ def test_04_stealing_is_drawn_on_the_unpark_path(chapter_04_ran):
     for jdk, r in runs.items():
         n = r["threads"]
         assert len([s for s in r["segments"] if s["kind"] == "woken"]) == n, r["threads"]
-        assert r["wakerQueueMax"] > r["submissionQueueMax"] and r["submissionQueueMax"] <= max(2, n // 50), r
-        if r["parallelism"] > 1:
-            assert r["tasksOffWakerCarrier"] > 0, r
         off = r["tasksOffWakerCarrier"]
-        assert off <= r["stealsDelta"] <= off + 1 + max(2, n // 100), (r["stealsDelta"], off)
+        late = max(2, n // 100)  # room for a few steals counted beyond the woken threads seen off the waker
+        assert off <= r["stealsDelta"] <= off + 1 + late, (r["stealsDelta"], off)
         parts.append(f"{jdk}: waker's queue max {r['wakerQueueMax']:,}, submission queues max "
                      f"{r['submissionQueueMax']:,}; {off:,} of {n:,} ({r['offWakerCarrierShare']:.2f}) run off the"
                      f" waker's carrier (estimate {(r['parallelism'] - 1) / r['parallelism']:.2f}); steal count"
                      f" +{r['stealsDelta']:,}")
-    report("04 stealing drawn: one virtual thread unparks, the others steal (sem-19's figures) | " + " | ".join(parts))
+    j = assert_judged(chapter_04_ran, "04-unpark-stealing")
+    report("04 stealing drawn: one virtual thread unparks, the others steal: waker's queue "
+           f"{ratio(j['woken-wait-in-the-wakers-queue'])}, submission queues {ratio(j['submission-queues-stay-empty'])},"
+           f" off the waker's carrier over (P-1)/P {ratio(j['idle-carriers-steal'])} (sem-19) | " + " | ".join(parts))
 
 
 def test_04_a_wake_up_costs_an_os_wake_up_when_the_carrier_sleeps(chapter_04_ran):
@@ -436,15 +447,14 @@ def test_04_a_wake_up_costs_an_os_wake_up_when_the_carrier_sleeps(chapter_04_ran
         modes = {m["mode"]: m for m in r["modes"]}
         idle, busy = modes["idle"], modes["busy"]
         assert len(idle["latenciesUs"]) == len(busy["latenciesUs"]) == r["wakeUps"], r["wakeUps"]
-        if idle["carrierSwitchesPerWakeUp"] >= 0:  # /proc there (Linux)
-            assert idle["carrierSwitchesPerWakeUp"] >= 0.5, idle
-            assert busy["carrierSwitchesPerWakeUp"] < idle["carrierSwitchesPerWakeUp"], (busy, idle)
-        assert _median(idle["latenciesUs"]) > _median(busy["latenciesUs"]), (idle["p50Us"], busy["p50Us"])
         parts.append(f"{jdk}: idle p50 {idle['p50Us']:.1f} µs p99 {idle['p99Us']:,.1f} "
                      f"({idle['carrierSwitchesPerWakeUp']:.2f} carrier OS switches per wake-up), busy p50 "
                      f"{busy['p50Us']:.1f} µs p99 {busy['p99Us']:,.1f} ({busy['carrierSwitchesPerWakeUp']:.2f});"
                      f" idle / busy {idle['p50Us'] / busy['p50Us']:.1f}")
-    report("04 wake-up latency: unpark to run on 1 carrier | " + " | ".join(parts))
+    j = assert_judged(chapter_04_ran, "04-wake-up-latency")
+    report(f"04 wake-up latency: unpark to run on 1 carrier; idle median over busy {ratio(j['an-idle-carrier-is-woken-first'])},"
+           f" idle switches per wake-up {ratio(j['an-idle-carrier-sleeps-in-the-os'])}, busy over idle"
+           f" {ratio(j['a-busy-carrier-stays-awake'])} | " + " | ".join(parts))
 
 
 # ----------------------------------------------------------------------------- physics of chapter 05
@@ -749,8 +759,8 @@ def test_08_compares_a_fresh_run_with_the_reference_runs(results_dir):
     reference = {r["figure"]: r["shareOfBound"] for r in rows
                  if r["experiment"] == "04-carrier-scaling" and r["source"].endswith("-quick")}
     assert fresh and reference, f"the fresh run and the quick reference run should both be charted: {rows[:5]}"
-    # A time can't beat its bound; S14's one-carrier CPU bound may sit a few % above the wall time (its comment)
-    assert all(0 < v <= 1.08 for v in fresh.values()), fresh
+    assert all(v > 0 for v in fresh.values()), fresh
+    assert_judged(results_dir, "04-carrier-scaling")
     shared = sorted({r["experiment"] for r in mine})
     median = sorted(r["shareOfBound"] for r in mine)[len(mine) // 2]
     ref_rows = [r["shareOfBound"] for r in rows if r["source"].endswith("-quick") and r["experiment"] in shared]

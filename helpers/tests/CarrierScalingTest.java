@@ -11,11 +11,14 @@ import org.junit.jupiter.api.Test;
 public class CarrierScalingTest {
     @Test
     void readsTheSnippetsResult() {
-        var saved = Json.read("{\"carriers\":2,\"parallelismSeen\":2,\"io\":{\"wallMs\":52.5,\"boundMs\":50},"
-                + "\"cpu\":{\"wallMs\":210,\"wallMsMin\":205,\"carrierBoundMs\":200,\"carrierCpuMs\":400}}",
-                CarrierScaling.Run.class);
+        var saved = Json.read("{\"carriers\":2,\"cores\":2,\"parallelismSeen\":2,\"io\":{\"wallMs\":52.5,"
+                + "\"boundMs\":50,\"wallMsAll\":[52,52.5,53]},\"cpu\":{\"wallMs\":210,\"wallMsMin\":205,"
+                + "\"carrierBoundMs\":200,\"carrierCpuMs\":400,\"wallMsAll\":[205,210,215]}}", CarrierScaling.Run.class);
         var r = CarrierScaling.of(saved);
-        assertEquals(new CarrierScaling(2, 52.5, 50, 210, 205, 200, 400), r);
+        assertEquals(java.util.List.of(2, 2, 52.5, 50.0, 210.0, 205.0, 200.0, 400.0), java.util.List.of(r.carriers(),
+                r.cores(), r.ioWallMs(), r.ioBoundMs(), r.cpuWallMs(), r.cpuWallMinMs(), r.cpuBoundMs(), r.carrierCpuMs()));
+        assertEquals(210, r.cpuTime().value(), 1e-9);
+        assertEquals(52.5, r.ioTime().value(), 1e-9);
         assertEquals(Measurement.Bound.LOWER_TIME, r.measurements().get(1).boundKind());
         assertEquals(2, saved.measurements().size());
     }

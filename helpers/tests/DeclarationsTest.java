@@ -393,4 +393,188 @@ public class DeclarationsTest {
                 // a ThreadLocal whose initial value is one shared object; a binding that copies
                 scoped(1040, 1640)));
     }
+
+    // ------------------------------------------------------------------------------------------ chapter 04
+
+    @Test
+    void stealCounter() {
+        shownBothWays(UnparkStealing.STEAL_COUNTER_EXPECTED, List.of(new UnparkStealing.KernelSteals(5_000, 5_001),
+                // a counter that counts only the tasks taken from another carrier's queue
+                new UnparkStealing.KernelSteals(5_000, 300)));
+    }
+
+    static CarrierTimeline.Run timeline(int parallelism, int tasks, int stolen) {
+        var u = new CarrierTimeline.Unbalanced(tasks, 0.5, 20, List.of("ForkJoinPool-1-worker-1"), stolen + 1, stolen,
+                stolen / (double) tasks, (parallelism - 1.0) / parallelism, null, 0, null, List.of(), List.of());
+        return new CarrierTimeline.Run(2, parallelism, parallelism, 100, 0, stolen + 1, stolen + 1, "25", u, null);
+    }
+
+    @Test
+    void carrierTimeline() {
+        shownBothWays(CarrierTimeline.EXPECTED, List.of(timeline(2, 2_000, 900),
+                // the spawner's carrier ran nearly all: the other carrier busy elsewhere
+                timeline(2, 2_000, 150), timeline(1, 2_000, 0)));
+    }
+
+    static UnparkStealing.Run unpark(int feature, int threads, int off, long wakerQueueMax, long submissionQueueMax) {
+        return new UnparkStealing.Run(feature + "", feature, 2, threads, 50, 100, "ForkJoinPool-1-worker-1", 1, 60,
+                off + 1, off, off / (double) threads, wakerQueueMax, 0, submissionQueueMax, List.of(), List.of());
+    }
+
+    @Test
+    void unparkStealing() {
+        shownBothWays(UnparkStealing.EXPECTED, List.of(
+                Map.of("JDK 21", unpark(21, 2_000, 885, 1_998, 0), "JDK 25", unpark(25, 2_000, 718, 1_991, 0)),
+                // an unpark that submits externally: the woken threads wait in the submission queues
+                Map.of("JDK 25", unpark(25, 2_000, 900, 10, 1_990)),
+                // the woken threads wait in the waker's queue and nobody steals them
+                Map.of("JDK 25", unpark(25, 2_000, 20, 1_995, 0))));
+    }
+
+    static CarrierScaling scaling(int carriers, double ioMs, double cpuMs, double carrierCpuMs) {
+        double[] io = {ioMs * 0.99, ioMs, ioMs * 1.01, ioMs, ioMs * 1.005};
+        double[] cpu = {cpuMs * 0.99, cpuMs, cpuMs * 1.01, cpuMs, cpuMs * 1.005};
+        return new CarrierScaling(carriers, 2, ioMs, 50, cpuMs, cpuMs * 0.99, carrierCpuMs / Math.min(carriers, 2),
+                carrierCpuMs, io, cpu);
+    }
+
+    @Test
+    void carrierScaling() {
+        shownBothWays(CarrierScaling.EXPECTED, List.of(
+                List.of(scaling(1, 52, 400, 395), scaling(2, 52, 205, 396), scaling(4, 53, 206, 398)),
+                // a sleeping batch that waits for a carrier; a second carrier whose core is busy elsewhere; four
+                // carriers that spend far less CPU than two (so they finish faster on the same cores)
+                List.of(scaling(1, 70, 400, 395), scaling(2, 52, 390, 396), scaling(4, 53, 200, 396))));
+    }
+
+    static NoTimeSlicing.Pings pings(String kind, double worstMs) {
+        return new NoTimeSlicing.Pings(kind, 1_000, 0.1, worstMs, 0.1, new double[0], new double[0]);
+    }
+
+    @Test
+    void noTimeSlicing() {
+        shownBothWays(NoTimeSlicing.EXPECTED, List.of(List.of(pings("virtual", 980), pings("platform", 5)),
+                // a scheduler that preempts virtual threads; an OS that lets a hog run its whole slice and more
+                List.of(pings("virtual", 50), pings("platform", 900))));
+    }
+
+    static List<EndpointLoad.CpuRun> cpuRuns(String mode, double bound, double... throughputs) {
+        List<EndpointLoad.CpuRun> out = new ArrayList<>();
+        for (int i = 0; i < throughputs.length; i++) {
+            double t = throughputs[i];
+            out.add(new EndpointLoad.CpuRun(mode.equals("pool") ? "pool of 200" : "virtual threads", mode, i + 1,
+                    mode.equals("pool") ? 200 : 0, t, bound, t / bound, t / bound, 20, 60, 0, 1_500, 400, 1_900, 0.05,
+                    20, 100, 5));
+        }
+        return out;
+    }
+
+    static List<EndpointLoad.CpuRun> endpoint(List<EndpointLoad.CpuRun> a, List<EndpointLoad.CpuRun> b) {
+        List<EndpointLoad.CpuRun> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    @Test
+    void cpuEndpoint() {
+        shownBothWays(EndpointLoad.CPU_EXPECTED, List.of(
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_040, 980, 1_000, 990)),
+                // virtual threads spending far less CPU per request: 50 % ahead on cores as busy
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_550, 1_500, 1_510, 1_490)),
+                // a server that leaves cores idle (a lock, too few threads)
+                endpoint(cpuRuns("pool", 1_050, 1_000, 1_010, 990), cpuRuns("virtual", 1_040, 600, 610, 590))));
+    }
+
+    static IoPath.Result ioPath(int feature, int parked, long pending, int blocked) {
+        var sockets = new IoPath.Sockets(100, null, "VTHREAD_POLLERS", List.of(), 1, 0, parked, 100, 0, null, null, 1);
+        var timers = new IoPath.Timers(100, 100, List.of(), pending, "queue", feature < 25, feature >= 25, null);
+        var unblocker = new IoPath.Unblocker(50, blocked, feature >= 24, null, null, 1);
+        return new IoPath.Result(feature + "", feature, 2, sockets, timers, unblocker);
+    }
+
+    @Test
+    void ioPath() {
+        shownBothWays(IoPath.EXPECTED, List.of(
+                Map.of("JDK 21", ioPath(21, 100, 100, 2), "JDK 25", ioPath(25, 100, 100, 50)),
+                // readers that hold their carriers, sleepers the timer never saw, contenders that never wait at once
+                // on 25 and all BLOCKED at once on 21 (a spare carrier each)
+                Map.of("JDK 21", ioPath(21, 10, 5, 50), "JDK 25", ioPath(25, 100, 100, 2))));
+    }
+
+    static SchedulerInternals.Queues queues(int feature, int startSubmissions, long startWorker, int unparkSubmissions,
+                                            long unparkWorker) {
+        return new SchedulerInternals.Queues(feature + "", feature, 2, true, 500, 50, 100, List.of(
+                new SchedulerInternals.QueuePath("start-virtual", startSubmissions, startWorker, 10, 2, 100, 20, ""),
+                new SchedulerInternals.QueuePath("start-platform", startSubmissions, startWorker, 10, 2, 100, 20, ""),
+                new SchedulerInternals.QueuePath("unpark-virtual", unparkSubmissions, unparkWorker, 10, 2, 100, 20,
+                        "")));
+    }
+
+    @Test
+    void whichQueue() {
+        shownBothWays(SchedulerRuns.WHICH_QUEUE_EXPECTED, List.of(
+                Map.of("JDK 21", queues(21, 480, 0, 0, 490), "JDK 25", queues(25, 470, 3, 2, 495)),
+                // a start pushed to the caller's carrier's queue; an unpark submitted from outside the pool
+                Map.of("JDK 25", queues(25, 5, 480, 490, 3)),
+                // nothing seen queued: the queues drained as fast as they filled
+                Map.of("JDK 25", queues(25, 0, 0, 0, 0))));
+    }
+
+    static SchedulerInternals.CompensationCase blockCase(String name, int blockedAtOnce) {
+        return new SchedulerInternals.CompensationCase(name, 200, 1, 1, 1, false, null, blockedAtOnce);
+    }
+
+    static SchedulerInternals.Compensation cases(int feature, int sync, int objectWait, int file, int pipe) {
+        return new SchedulerInternals.Compensation(feature + "", feature, 1, null, 3, 200, List.of(
+                blockCase("none", 3), blockCase("synchronized-sleep", sync), blockCase("object-wait", objectWait),
+                blockCase("file-read", file), blockCase("process-read", pipe)), "cases", null, 1, List.of());
+    }
+
+    @Test
+    void compensation() {
+        shownBothWays(SchedulerRuns.COMPENSATION_EXPECTED, List.of(
+                Map.of("JDK 21", cases(21, 1, 3, 3, 3), "JDK 25", cases(25, 3, 3, 1, 3)),
+                // a JDK that compensates a pinned thread and gives no spare to a Blocker-wrapped read
+                Map.of("JDK 21", cases(21, 3, 1, 3, 1), "JDK 25", cases(25, 3, 3, 3, 3))));
+    }
+
+    static SchedulerInternals.Compensation sweep(int minRunnable, int[] poolSizes, int[] blockedAtOnce) {
+        List<SchedulerInternals.SweepStep> steps = new ArrayList<>();
+        for (int n = 1; n <= poolSizes.length; n++) {
+            int expected = 4 + Math.max(0, n - (4 - minRunnable));
+            steps.add(new SchedulerInternals.SweepStep(n, 4, poolSizes[n - 1], expected, poolSizes[n - 1] - 4,
+                    blockedAtOnce[n - 1], blockedAtOnce[n - 1], 150));
+        }
+        return new SchedulerInternals.Compensation("25", 25, 4, null, poolSizes.length, 150, List.of(), "sweep",
+                minRunnable == 2 ? null : minRunnable, minRunnable, steps);
+    }
+
+    @Test
+    void compensationSweep() {
+        shownBothWays(SchedulerRuns.SWEEP_EXPECTED, List.of(
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {4, 4, 5, 6}, new int[] {1, 2, 3, 4})),
+                // a spare for every block from the first; none at all past minRunnable
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {5, 6, 7, 8}, new int[] {1, 2, 3, 4})),
+                Map.of("JDK 25 · minRunnable 2 (default)", sweep(2, new int[] {4, 4, 4, 4}, new int[] {1, 2, 3, 4}))));
+    }
+
+    static WakeUps.Run wakeUps(int feature, double idleUs, double busyUs, double idleSwitches, double busySwitches) {
+        double[] idle = new double[101], busy = new double[101];
+        for (int i = 0; i < 101; i++) {
+            idle[i] = idleUs * (0.9 + 0.002 * i);
+            busy[i] = busyUs * (0.9 + 0.002 * i);
+        }
+        return new WakeUps.Run(feature + "", feature, 1, 101, 1_000, List.of(WakeUps.Mode.of("idle", idle,
+                idleSwitches), WakeUps.Mode.of("busy", busy, busySwitches)));
+    }
+
+    @Test
+    void wakeUpLatency() {
+        shownBothWays(WakeUps.EXPECTED, List.of(
+                Map.of("JDK 21", wakeUps(21, 10, 2.4, 1.0, 0.04), "JDK 25", wakeUps(25, 20, 2.2, 1.0, 0.1)),
+                // a carrier that spins instead of parking in the OS when it has nothing to run
+                Map.of("JDK 25", wakeUps(25, 2.5, 2.2, 0.05, 0.05)),
+                // a carrier kept awake that still parks in the OS for every wake-up
+                Map.of("JDK 25", wakeUps(25, 20, 2.2, 1.0, 1.0))));
+    }
 }

@@ -97,6 +97,7 @@ public class ExercisesTest {
     }
 
     private static CarrierScaling row(int carriers, double cpuWallMs) {
-        return new CarrierScaling(carriers, 100, 100, cpuWallMs, cpuWallMs, cpuWallMs / carriers, cpuWallMs);
+        return new CarrierScaling(carriers, 2, 100, 100, cpuWallMs, cpuWallMs, cpuWallMs / carriers, cpuWallMs, null,
+                null);
     }
 }

@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Experiment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.Protocol;
 import unpinned.core.RunGuard;
@@ -8,19 +11,22 @@ import unpinned.running.ChildRun;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.ForkJoinPool;
 
 /**
  * One run of snippet S14 (alias carrier-scaling) on P carriers, in its own JVM: a sleeping batch and a computing
- * batch, each with its bound. Chapter 04 draws them; chapter 08 runs one fresh to compare machines. Medians.
- * The snippet saves a {@link Run}; {@link #run(int)} reads it back typed. Needs ChildRun.java, Carriers.java,
- * Measurement.java, Protocol.java (and what they need) alongside.
+ * batch, each with its bound. Chapter 04 draws them; chapter 08 runs one fresh to compare machines; both keep them
+ * through {@link #EXPECTED}. Medians, with every measured batch beside them for the spread. The snippet saves a
+ * {@link Run}; {@link #run(int)} reads it back typed. Needs ChildRun.java, Carriers.java, Measurement.java,
+ * Protocol.java (and what they need) alongside.
  */
-public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, double cpuWallMs,
-                             double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs)
-        implements Measurement.Measured {
+public record CarrierScaling(int carriers, int cores, double ioWallMs, double ioBoundMs, double cpuWallMs,
+                             double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs, double[] ioWallMsAll,
+                             double[] cpuWallMsAll) implements Measurement.Measured {
 
     /** Runs S14 with {@code --carriers carriers} in a child JVM; refuses if a run before it was stopped. */
     public static CarrierScaling run(int carriers) {
@@ -31,10 +37,25 @@ public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, do
         return of(ChildRun.result(Run.class, "S14_CarrierScaling.java", "--carriers", Integer.toString(carriers)));
     }
 
-    /** The row of a run: the parallelism its scheduler reported, then each batch's medians and bounds. */
+    /** The row of a run: the parallelism its scheduler reported, then each batch's medians, bounds and batches. */
     public static CarrierScaling of(Run r) {
-        return new CarrierScaling(r.parallelismSeen(), r.io().wallMs(), r.io().boundMs(), r.cpu().wallMs(),
-                r.cpu().wallMsMin(), r.cpu().carrierBoundMs(), r.cpu().carrierCpuMs());
+        return new CarrierScaling(r.parallelismSeen(), r.cores(), r.io().wallMs(), r.io().boundMs(), r.cpu().wallMs(),
+                r.cpu().wallMsMin(), r.cpu().carrierBoundMs(), r.cpu().carrierCpuMs(), r.io().wallMsAll(),
+                r.cpu().wallMsAll());
+    }
+
+    /** The sleeping batch's time with its 95 % interval over the measured batches. */
+    public Figure ioTime() {
+        return batches(ioWallMsAll, ioWallMs);
+    }
+
+    /** The computing batch's time with its 95 % interval over the measured batches. */
+    public Figure cpuTime() {
+        return batches(cpuWallMsAll, cpuWallMs);
+    }
+
+    private static Figure batches(double[] all, double median) {
+        return all == null || all.length == 0 ? Figure.single(median) : Figure.samples(all, "batches");
     }
 
     /** Each batch's median wall time against the time it can't beat: one sleep; CPU / min(P, cores). */
@@ -44,6 +65,59 @@ public record CarrierScaling(int carriers, double ioWallMs, double ioBoundMs, do
         return List.of(Measurement.of(p + " · io", ioWallMs, "ms").bound(ioBoundMs, Measurement.Bound.LOWER_TIME),
                 Measurement.of(p + " · cpu", cpuWallMs, "ms")
                         .bound(cpuBoundMs, Measurement.Bound.LOWER_TIME));
+    }
+
+    /**
+     * What chapters 04 and 08 expect of the batches on P carriers. Waiting holds no carrier: the sleeping batch stays
+     * near one sleep on any P. Computing needs a carrier and a core: the computing batch stays near its CPU time /
+     * min(P, cores), so up to the cores each carrier more divides its time, and beyond them none does (the source's
+     * "only as many run at once as there are carriers, i.e. cores").
+     */
+    public static final Expectations<List<CarrierScaling>> EXPECTED = Expectations.<List<CarrierScaling>>of(
+                    "04-carrier-scaling")
+            .expect("no-sleeping-batch-beats-one-sleep", "the sleeping batch closest to one sleep", "one sleep",
+                    rows -> Figure.lowest(rows, r -> r.ioTime().over(r.ioBoundMs())), Line.atLeast(0.999)).limit()
+            // the carriers' CPU time comes from the JVM's per-thread clocks, read at each batch's edges: 3 % of room
+            .expect("no-computing-batch-beats-its-cpu", "the computing batch closest to its CPU time / min(P, cores)",
+                    "that bound", rows -> Figure.lowest(rows, r -> r.cpuTime().over(r.cpuBoundMs())),
+                    Line.atLeast(0.97)).limit()
+            .expect("waiting-needs-no-carrier", "the sleeping batch furthest from one sleep", "one sleep",
+                    rows -> Figure.highest(rows, r -> r.ioTime().over(r.ioBoundMs())), Line.atMost(1.25))
+            .expect("computing-needs-a-core", "the computing batch furthest from its CPU time / min(P, cores)",
+                    "that bound", rows -> Figure.highest(rows, r -> r.cpuTime().over(r.cpuBoundMs())),
+                    Line.atMost(1.25))
+            .expect("speed-up-to-the-cores", "the computing batch's speed-up from 1 carrier to as many as cores",
+                    "the cores", rows -> carriersAt(rows, 1).orElseThrow().cpuTime()
+                            .over(atCores(rows).orElseThrow().cpuTime()).times(1.0 / cores(rows)), Line.atLeast(0.75))
+            .untestableWhen(rows -> cores(rows) < 2 ? "one core: a second carrier has no core to run on"
+                    : carriersAt(rows, 1).isEmpty() || atCores(rows).isEmpty() ? "it needs a run on 1 carrier and one"
+                    + " on as many carriers as the " + cores(rows) + " cores" : null)
+            .expect("no-gain-beyond-the-cores", "the computing batch on as many carriers as cores",
+                    "the same batch on the most carriers beyond them", rows -> atCores(rows).orElseThrow().cpuTime()
+                            .over(beyondCores(rows).orElseThrow().cpuTime()), Line.atMost(1.05))
+            .claims("jmh-6")
+            .untestableWhen(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? "it needs a run on as"
+                    + " many carriers as the " + cores(rows) + " cores and one on more" : null)
+            .because(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? null : String.format(Locale.ROOT,
+                    "%d carriers on %d cores took %s ms a batch (mean), %d took %s ms",
+                    atCores(rows).get().carriers(), cores(rows), Figure.number(atCores(rows).get().cpuTime().value()),
+                    beyondCores(rows).get().carriers(), Figure.number(beyondCores(rows).get().cpuTime().value())));
+
+    static int cores(List<CarrierScaling> rows) {
+        return rows.stream().mapToInt(CarrierScaling::cores).min().orElse(1);
+    }
+
+    static Optional<CarrierScaling> carriersAt(List<CarrierScaling> rows, int p) {
+        return rows.stream().filter(r -> r.carriers() == p).findFirst();
+    }
+
+    static Optional<CarrierScaling> atCores(List<CarrierScaling> rows) {
+        return carriersAt(rows, cores(rows));
+    }
+
+    static Optional<CarrierScaling> beyondCores(List<CarrierScaling> rows) {
+        return rows.stream().filter(r -> r.carriers() > cores(rows))
+                .max(Comparator.comparingInt(CarrierScaling::carriers));
     }
 
     // ---- what S14 saves ---------------------------------------------------------------------------------------

@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Experiment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
@@ -29,7 +32,8 @@ import unpinned.chapters.Timeline.Spawn;
 /**
  * Snippet S12 (alias carrier-timeline): which carrier ran which virtual thread, when, in two scenarios (one spawner
  * starting many short tasks; sleepers that hop). The snippet records with {@link Timeline.Recorder} and saves a
- * {@link Run} with its Gantt charts; chapter 04 reads the run typed through {@link #run()}. Needs Timeline.java,
+ * {@link Run} with its Gantt charts; chapter 04 reads the run typed through {@link #run()} and keeps it through
+ * {@link #EXPECTED}. Needs Timeline.java,
  * Charts.java, ChildRun.java, Measurement.java, Results.java (and what they need) alongside.
  */
 public final class CarrierTimeline {
@@ -38,6 +42,17 @@ public final class CarrierTimeline {
     static final String STOLEN = "task, another carrier took it";
 
     private CarrierTimeline() {}
+
+    /**
+     * What chapter 04 expects of the start path: every start waits in a submission queue, which any idle carrier
+     * takes from, so about (P - 1) / P of the tasks run on another carrier than their spawner's: an estimate, not a
+     * bound (the spawner's own carrier takes its share once the spawner is done).
+     */
+    public static final Expectations<Run> EXPECTED = Expectations.<Run>of("04-carrier-timeline")
+            .expect("starts-spread-over-the-carriers", "the tasks run on another carrier than their spawner's",
+                    "(P - 1) / P of them", r -> Figure.exact(r.unbalanced().stolenShare())
+                            .over((r.parallelism() - 1.0) / r.parallelism()), Line.atLeast(0.5))
+            .untestableWhen(r -> r.parallelism() < 2 ? "one carrier: every task ran on it" : null);
 
     /** Runs S12 with its defaults in a child JVM; refuses if a run before it was stopped. */
     public static Run run() {

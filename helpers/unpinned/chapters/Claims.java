@@ -228,10 +228,6 @@ public final class Claims {
 
     static {
         // -------------------------------------------------------------------------------------- vt-jmh-blog
-        rule("jmh-6", "04-carrier-scaling", r -> vals("oneCarrier", r.num("04-carrier-scaling", "carriers", "1", "cpuWallMinMs"),
-                        "twoCarriers", r.num("04-carrier-scaling", "carriers", "2", "cpuWallMinMs")),
-                v -> compare(v, "CPU batch time", "1 carrier", "oneCarrier", "2 carriers", "twoCarriers", "ms",
-                        atMost(2 * 1.05)));
         rule("jmh-7", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
         rule("jmh-8", "03-one-thread-scheduler", r -> vals("oneThread", r.top("03-one-thread-scheduler", "oneThreadMs"),
                         "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
@@ -319,21 +315,6 @@ public final class Claims {
         rule("sem-18", "s27-which-queue", r -> queues(r, "unpark-virtual"),
                 v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
                         atLeast(0.5)));
-        rule("sem-19", "04-carrier-timeline", r -> {
-                    JsonObject t = r.top("04-carrier-timeline");
-                    JsonObject u = t.getAsJsonObject("unbalanced");
-                    if (u == null) throw new NotRun("04-carrier-timeline has no unbalanced run");
-                    return vals("stolenShare", num(u, "stolenShare"), "predicted", num(t, "parallelism") <= 1 ? 0
-                            : (num(t, "parallelism") - 1) / num(t, "parallelism"));
-                },
-                v -> {
-                    if (v.get("predicted") == 0) {
-                        return counted(Verdict.DEPENDS, "**This run:** one carrier, nothing to steal from.")
-                                .withBecause("on cores: one carrier has no one to steal from");
-                    }
-                    return share(v, "tasks run on another carrier than their spawner's", "stolenShare",
-                            "the prediction (P - 1) / P", "predicted", "of the tasks", atLeast(0.5));
-                });
 
         // -------------------------------------------------------------------------------------- vt-webflux-blog
         rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));

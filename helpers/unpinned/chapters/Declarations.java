@@ -22,7 +22,10 @@ public final class Declarations {
                 OrderSweep.TRACES_EXPECTED, SpringLoad.PR_EXPECTED, SpringLoad.FRAMEWORK_EXPECTED,
                 SpringLoad.POST_EXPECTED, SpringLoad.SEMINAR_EXPECTED, OrderSweep.SPRING_EXPECTED,
                 Backpressure.POOL_EXPECTED, Backpressure.WRITES_EXPECTED, ReactiveDriver.EXPECTED,
-                Backpressure.FAN_OUT_EXPECTED, Backpressure.SCOPED_EXPECTED);
+                Backpressure.FAN_OUT_EXPECTED, Backpressure.SCOPED_EXPECTED, UnparkStealing.STEAL_COUNTER_EXPECTED,
+                CarrierTimeline.EXPECTED, UnparkStealing.EXPECTED, CarrierScaling.EXPECTED, NoTimeSlicing.EXPECTED,
+                EndpointLoad.CPU_EXPECTED, IoPath.EXPECTED, SchedulerRuns.WHICH_QUEUE_EXPECTED,
+                SchedulerRuns.COMPENSATION_EXPECTED, SchedulerRuns.SWEEP_EXPECTED, WakeUps.EXPECTED);
     }
 
     /** True when some declared expectation decides claim {@code id}. */

@@ -295,6 +295,34 @@ public final class EndpointLoad {
         }
     }
 
+    /** {@code f} over the runs of {@code mode}, with its 95 % interval over those runs. */
+    public static Figure acrossRuns(List<CpuRun> rows, String mode, java.util.function.ToDoubleFunction<CpuRun> f) {
+        double[] v = rows.stream().filter(r -> r.mode().equals(mode)).mapToDouble(f).toArray();
+        if (v.length == 0) throw new IllegalArgumentException("no " + mode + " run in " + rows);
+        return Figure.samples(v, "runs");
+    }
+
+    /**
+     * What chapter 04 expects of the CPU endpoint. The cores set the pace: no run passes the throughput its own CPU
+     * per request allows on the free cores. Running each request to completion costs no throughput, so both servers
+     * keep the free cores as busy; a gap in requests per second is a gap in CPU per request. The source's point,
+     * virtual threads do nothing for CPU-bound work: no more than 10 % ahead.
+     */
+    public static final Expectations<List<CpuRun>> CPU_EXPECTED = Expectations.<List<CpuRun>>of("04-cpu-endpoint")
+            // 3 %: the CPU is read at the window's edges, the requests counted inside it
+            .expect("no-run-beats-its-cpu", "the run closest to the throughput its CPU per request allows",
+                    "that throughput", rows -> Figure.highest(rows, r -> Figure.single(r.ratioToBound())),
+                    Line.atMost(1.03)).limit()
+            .expect("cores-as-busy", "the virtual-thread server's share of the free cores kept busy", "the pool's",
+                    rows -> acrossRuns(rows, "virtual", CpuRun::cpuUtilisation)
+                            .over(acrossRuns(rows, "pool", CpuRun::cpuUtilisation)), Line.within(0.9, 1.1))
+            .expect("nothing-for-cpu-work", "virtual threads' throughput", "the pool of 200's",
+                    rows -> acrossRuns(rows, "virtual", CpuRun::throughput)
+                            .over(acrossRuns(rows, "pool", CpuRun::throughput)), Line.atMost(1.1))
+            .because(rows -> String.format(Locale.ROOT, "CPU per request (server and load generator, median) %s µs"
+                    + " on virtual threads, %s µs on the pool", Figure.number(median(rows, "virtual",
+                    CpuRun::totalCpuUsPerRequest)), Figure.number(median(rows, "pool", CpuRun::totalCpuUsPerRequest))));
+
     /** S16's saved result: the set-up, every run, and virtual / pool over the medians (NaN with one server). */
     public record CpuEndpoint(int users, long n, int pool, int cores, int repeat, List<CpuRun> runs,
                               double virtualOverPool, double virtualOverPoolCpuPerRequest)

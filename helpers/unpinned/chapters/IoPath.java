@@ -1,5 +1,8 @@
 package unpinned.chapters;
 
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -28,11 +31,44 @@ import javax.management.ObjectName;
 /**
  * Chapter 04's I/O path, timer path and unblocker, as snippet S29 (alias io-path) saves them, and the thread dumps it
  * takes of its own JVM: the DiagnosticCommand MBean's Thread.print (platform threads, text) and
- * HotSpotDiagnosticMXBean.dumpThreads (JSON: virtual threads too). Needs ThreadDump.java (its JSON reader) and
- * Measurement.java alongside.
+ * HotSpotDiagnosticMXBean.dumpThreads (JSON: virtual threads too); what chapter 04 expects of them is
+ * {@link #EXPECTED}. Needs ThreadDump.java (its JSON reader) and Measurement.java alongside.
  */
 public final class IoPath {
     private IoPath() {}
+
+    /**
+     * What chapter 04 expects of the three waits, per JDK (each figure on the JDK furthest from its line): every
+     * client parked in its socket read at once, holding no carrier; every sleeper's wake-up queued in a timer; the
+     * monitor's contenders all BLOCKED at once on JDK 24+ (each unmounted, JEP 491), on JDK 21-23 at most one per
+     * carrier (each pins its carrier; the others wait for one).
+     */
+    public static final Expectations<Map<String, Result>> EXPECTED = Expectations.<Map<String, Result>>of(
+                    "04-io-path")
+            .expect("socket-readers-park", "the clients parked in a socket read at once", "the clients",
+                    runs -> Figure.lowest(runs.values(), r -> Figure.exact(r.sockets().readersParked())
+                            .over(r.sockets().clients())), Line.atLeast(0.9))
+            .expect("timers-hold-the-wake-ups", "the sleepers' wake-ups queued in the timer", "the sleepers",
+                    runs -> Figure.lowest(timed(runs), r -> Figure.exact(r.timers().pending())
+                            .over(r.timers().sleepers())), Line.atLeast(0.9))
+            .untestableWhen(runs -> timed(runs).isEmpty() ? "no JDK let the timer's queue be read" : null)
+            .expect("monitor-waiters-unmount-on-24", "the contenders BLOCKED at once on JDK 24+", "the contenders",
+                    runs -> Figure.lowest(since24(runs, true), r -> Figure.exact(r.unblocker().blockedAtOnce())
+                            .over(r.unblocker().contenders())), Line.atLeast(0.9))
+            .untestableWhen(runs -> since24(runs, true).isEmpty() ? "no JDK 24 or later ran" : null)
+            .expect("monitor-waiters-pin-before-24", "the contenders BLOCKED at once on JDK 21-23", "the carriers",
+                    runs -> Figure.highest(since24(runs, false), r -> Figure.exact(r.unblocker().blockedAtOnce())
+                            .over(r.carriers())), Line.atMost(1))
+            .untestableWhen(runs -> since24(runs, false).isEmpty() ? "no JDK before 24 ran (set-up installs JDK 21)"
+                    : null);
+
+    static List<Result> timed(Map<String, Result> runs) {
+        return runs.values().stream().filter(r -> r.timers().pending() != null).toList();
+    }
+
+    static List<Result> since24(Map<String, Result> runs, boolean since) {
+        return runs.values().stream().filter(r -> (r.feature() >= 24) == since).toList();
+    }
 
     /** Names of the JDK's poller threads: JDK 21 Read-/Write-Poller and -Updater; JDK 25 MasterPoller, SubPoller-N. */
     static final Pattern POLLER = Pattern.compile("Poller|-Updater");

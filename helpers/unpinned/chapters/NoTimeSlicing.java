@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Experiment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.Protocol;
 import unpinned.core.RunGuard;
@@ -16,8 +19,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Snippet S15 (alias no-time-slicing): how late a sleeping "ping" thread wakes while CPU hogs hold every carrier
  * (or every core). The snippet saves a {@link Run}; chapter 04 reads one per kind of thread as {@link Pings} rows
- * through {@link #run(String)}. Needs ChildRun.java, Measurement.java, Carriers.java, Experiment.java (and what
- * they need) alongside.
+ * through {@link #run(String)}, and keeps them through {@link #EXPECTED}. Needs ChildRun.java, Measurement.java,
+ * Carriers.java, Experiment.java (and what they need) alongside.
  */
 public final class NoTimeSlicing {
     private NoTimeSlicing() {}
@@ -44,6 +47,29 @@ public final class NoTimeSlicing {
             return List.of(Measurement.of("worst ping lateness during the hogs · " + kind + " threads",
                     maxDuringHogsMs, "ms").bound(hogMs, Measurement.Bound.ESTIMATE));
         }
+
+        /** The worst lateness while the hogs ran: one measurement (the ping's worst sleep then). */
+        public Figure worstDuringHogs() {
+            return Figure.single(maxDuringHogsMs);
+        }
+    }
+
+    /**
+     * What chapter 04 expects while one CPU hog per carrier (or core) computes without blocking: the OS time-slices
+     * platform threads, so their ping gets a core within a few ms; nothing preempts a virtual thread, so theirs waits
+     * for a hog to end, nearly the whole run (it slept 10 ms before they began).
+     */
+    public static final Expectations<List<Pings>> EXPECTED = Expectations.<List<Pings>>of("04-no-time-slicing")
+            .expect("virtual-ping-waits-a-hog", "the latest ping on virtual threads", "the hog's run",
+                    rows -> kind(rows, "virtual").worstDuringHogs().over(kind(rows, "virtual").hogMs()),
+                    Line.atLeast(0.9))
+            .expect("platform-ping-gets-a-slice", "the latest ping on platform threads", "the hog's run",
+                    rows -> kind(rows, "platform").worstDuringHogs().over(kind(rows, "platform").hogMs()),
+                    Line.atMost(0.25));
+
+    static Pings kind(List<Pings> rows, String kind) {
+        return rows.stream().filter(r -> r.kind().equals(kind)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no " + kind + " pings in " + rows));
     }
 
     /** What S15 saves: the run's settings, the lateness by phase, and every ping and hog. */

@@ -5,6 +5,9 @@ import unpinned.chapters.SchedulerInternals.CompensationCase;
 import unpinned.chapters.SchedulerInternals.QueuePath;
 import unpinned.chapters.SchedulerInternals.SweepStep;
 import unpinned.chapters.SchedulerInternals.Queues;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.RunGuard;
 import unpinned.running.Jdks;
 import unpinned.showing.Charts;
@@ -26,8 +29,9 @@ import java.util.Map;
 
 /**
  * Chapter 04's side of snippets S27 (which queue) and S28 (compensation): runs them on each JDK, draws them and
- * writes their meaning from the runs. Kept apart from {@link SchedulerInternals}, which the snippets compile, so
- * that they need neither the charts nor the JDK launcher.
+ * declares what the chapter expects of them ({@link #WHICH_QUEUE_EXPECTED}, {@link #COMPENSATION_EXPECTED},
+ * {@link #SWEEP_EXPECTED}); the seminar still writes its own meaning of two of them. Kept apart from
+ * {@link SchedulerInternals}, which the snippets compile, so that they need neither the charts nor the JDK launcher.
  */
 public final class SchedulerRuns {
     private SchedulerRuns() {}
@@ -72,6 +76,47 @@ public final class SchedulerRuns {
         StringBuilder s = new StringBuilder("FIFO (async) mode, the pool's getAsyncMode():");
         runs.forEach((jdk, run) -> s.append(' ').append(jdk).append(' ').append(run.asyncMode()).append(';'));
         return s.substring(0, s.length() - 1);
+    }
+
+    /**
+     * What chapter 04 expects of the queues (JDK 21 and 25 alike): a start waits in a submission queue, even from a
+     * virtual thread (the pool pushes to a worker's own queue only when the caller is that worker's thread, and a
+     * virtual thread is not); an unpark from a virtual thread waits in its carrier's own queue. Each figure is taken
+     * on the JDK furthest from its line.
+     */
+    public static final Expectations<Map<String, Queues>> WHICH_QUEUE_EXPECTED = Expectations.<Map<String, Queues>>of(
+                    "04-which-queue")
+            .expect("virtual-starts-wait-in-submission-queues", "starts from a virtual thread: the submission queues'"
+                    + " share", "all tasks queued", runs -> Figure.lowest(runs.values(), q -> share(q, "start-virtual",
+                    true)), Line.atLeast(0.8))
+            .untestableWhen(runs -> nothingQueued(runs, "start-virtual"))
+            .expect("platform-starts-wait-in-submission-queues", "starts from a platform thread: the submission"
+                    + " queues' share", "all tasks queued", runs -> Figure.lowest(runs.values(), q -> share(q,
+                    "start-platform", true)), Line.atLeast(0.8))
+            .untestableWhen(runs -> nothingQueued(runs, "start-platform"))
+            .expect("unparks-wait-in-the-carriers-queue", "unparks from a virtual thread: the carriers' own queues'"
+                    + " share", "all tasks queued", runs -> Figure.lowest(runs.values(), q -> share(q, "unpark-virtual",
+                    false)), Line.atLeast(0.8))
+            .untestableWhen(runs -> nothingQueued(runs, "unpark-virtual"));
+
+    static QueuePath path(Queues q, String path) {
+        return q.paths().stream().filter(p -> p.path().equals(path)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no path " + path + " in the run"));
+    }
+
+    // the submission queues' (or the carriers' own queues') largest count over both largest counts of the path
+    static Figure share(Queues q, String path, boolean submission) {
+        QueuePath p = path(q, path);
+        return Figure.exact(submission ? p.submissionsMax() : p.workerQueueMax())
+                .over(p.submissionsMax() + p.workerQueueMax());
+    }
+
+    private static String nothingQueued(Map<String, Queues> runs, String path) {
+        List<String> empty = runs.entrySet().stream().filter(e -> path(e.getValue(), path).workerQueueMax()
+                + path(e.getValue(), path).submissionsMax() == 0).map(Map.Entry::getKey).toList();
+        return empty.isEmpty() ? null : "nothing was seen queued on path " + path + " on " + String.join(", ", empty)
+                + ": the queues drained as fast as they filled (a larger --work-us or more --threads make them"
+                + " visible)";
     }
 
     /**
@@ -172,21 +217,55 @@ public final class SchedulerRuns {
     }
 
     /**
-     * Per JDK: a FIFO read (FileInputStream) against a child's pipe read (Process.PipeInputStream). JDK 21 wraps
-     * both in Blocker (spares: all in at once, the SAME); JDK 25 only the pipe (the FIFO read holds its carrier:
-     * fewer in at once, LESS).
+     * What chapter 04 expects of the cases on one carrier (threads blocked at once, against the carriers), from the JDK
+     * sources: a case that unmounts, or that the pool compensates with a spare carrier, lets every thread into its
+     * blocking call at once; a case that holds its carrier with no spare lets in one per carrier. A sleep,
+     * {@code Object.wait} (21: {@code Blocker}, a spare; 24+: it unmounts) and a child's pipe ({@code Blocker} on
+     * both) overlap everywhere; {@code synchronized} + sleep pins before JDK 24 and unmounts from 24 (JEP 491); a FIFO
+     * read through {@code FileInputStream} gets a spare on 21 and none on 25.
      */
-    public static List<Meaning.Outcome> fileVersusPipe(Map<String, Compensation> runs) {
-        RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> outcomes = new ArrayList<>();
-        runs.forEach((jdk, run) -> {
-            double file = blocked(run, "file-read"), pipe = blocked(run, "process-read");
-            Meaning.Relation expected = run.feature() >= 25 ? Meaning.Relation.LESS : Meaning.Relation.SAME;
-            outcomes.add(Meaning.compare("threads in the read at once (" + jdk + ")", "FIFO read (FileInputStream)",
-                    file, "pipe read (a child's output)", pipe, "threads", 0.05, expected,
-                    "a reader had not reached its read before the data came: run the cell again"));
-        });
-        return outcomes;
+    public static final Expectations<Map<String, Compensation>> COMPENSATION_EXPECTED =
+            Expectations.<Map<String, Compensation>>of("04-compensation")
+                    .expect("unmounted-or-compensated-overlap", "the case expected to overlap with the fewest in its"
+                            + " call at once", "the carriers", runs -> Figure.lowest(cases(runs, true),
+                            c -> Figure.exact(c.blockedAtOnce()).over(c.parallelism())), Line.atLeast(2))
+                    .untestableWhen(runs -> cases(runs, true).isEmpty() ? "no case expected to overlap ran" : null)
+                    .because(runs -> expectedCases(runs, true))
+                    .expect("held-without-a-spare-takes-turns", "the case expected to take turns with the most in its"
+                            + " call at once", "the carriers", runs -> Figure.highest(cases(runs, false),
+                            c -> Figure.exact(c.blockedAtOnce()).over(c.parallelism())), Line.atMost(1))
+                    .untestableWhen(runs -> cases(runs, false).isEmpty() ? "no case on these JDKs holds its carrier"
+                            + " without a spare" : null)
+                    .because(runs -> expectedCases(runs, false));
+
+    /** One case of one JDK's run, with that run's settings. */
+    record JdkCase(String jdk, int feature, int parallelism, int threads, String name, int blockedAtOnce) {}
+
+    // true for the cases expected to overlap on their JDK, false for those expected to take turns
+    static boolean overlaps(int feature, String name) {
+        return switch (name) {
+            case "synchronized-sleep" -> feature >= 24;
+            case "file-read" -> feature < 25;
+            default -> true; // none, object-wait, process-read
+        };
+    }
+
+    static List<JdkCase> cases(Map<String, Compensation> runs, boolean overlap) {
+        List<JdkCase> out = new ArrayList<>();
+        runs.forEach((jdk, run) -> run.cases().stream().filter(c -> overlaps(run.feature(), c.name()) == overlap)
+                .forEach(c -> out.add(new JdkCase(jdk, run.feature(), run.parallelism(), run.threads(), c.name(),
+                        c.blockedAtOnce()))));
+        return out;
+    }
+
+    private static String expectedCases(Map<String, Compensation> runs, boolean overlap) {
+        Map<String, List<String>> byJdk = new LinkedHashMap<>();
+        for (JdkCase c : cases(runs, overlap)) {
+            byJdk.computeIfAbsent(c.jdk(), k -> new ArrayList<>()).add(c.name() + " " + c.blockedAtOnce() + " of "
+                    + c.threads());
+        }
+        return "in their call at once: " + String.join("; ", byJdk.entrySet().stream().map(e -> e.getKey() + " "
+                + String.join(", ", e.getValue())).toList());
     }
 
     /**
@@ -272,23 +351,34 @@ public final class SchedulerRuns {
                         "P + max(0, N - (P - minRunnable))", "in their read at once"), rows);
     }
 
-    /** Per run: the share of its steps whose pool size was exactly the rule's. */
-    public static List<Meaning.Outcome> sweepOutcomes(Map<String, Compensation> runs) {
-        RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> outcomes = new ArrayList<>();
-        runs.forEach((label, run) -> {
-            long matched = run.sweep().stream().filter(st -> st.poolSizeMax() == st.expected()).count();
-            outcomes.add(Meaning.share("the steps of " + label + " whose pool size was P + max(0, N - (P -"
-                    + " minRunnable))", matched, "its steps", run.sweep().size(), "steps", 1.0,
-                    "a blocker found a carrier idle (woken instead of counted), or was not yet in its read when the"
-                            + " others were: see the last column"));
-        });
-        return outcomes;
-    }
+    /**
+     * What chapter 04 expects of the sweep, JDK 21 and 25 alike ({@code ForkJoinPool.tryCompensate}): with every
+     * carrier busy, each managed block first only lowers the count of active carriers while more than minRunnable
+     * stay active, and past that starts one spare; so the pool holds P + max(0, N - (P - minRunnable)) carriers for N
+     * blocked, never more, and with B of them in their read at once at least P + max(0, B - (P - minRunnable)).
+     */
+    public static final Expectations<Map<String, Compensation>> SWEEP_EXPECTED =
+            Expectations.<Map<String, Compensation>>of("04-compensation-sweep")
+                    .expect("never-above-the-rule", "the step furthest above P + max(0, N - (P - minRunnable))",
+                            "that rule", runs -> Figure.highest(steps(runs), st -> Figure.exact(st.step().poolSizeMax())
+                                    .over(st.step().expected())), Line.atMost(1))
+                    .expect("a-spare-per-block-past-min-runnable", "the step furthest below the rule for the blockers"
+                            + " in their read at once", "P + max(0, B - (P - minRunnable))", runs -> Figure.lowest(
+                            steps(runs), st -> Figure.exact(st.step().poolSizeMax()).over(st.reached())),
+                            Line.atLeast(1))
+                    .because(runs -> String.join("; ", runs.entrySet().stream().map(e -> e.getKey() + ": "
+                            + String.join(", ", e.getValue().sweep().stream().map(st -> st.poolSizeMax() + "/"
+                            + st.expected()).toList())).toList()) + " (carriers / the rule, N = 1, 2, ...)");
 
-    private static double blocked(Compensation run, String name) {
-        return run.cases().stream().filter(c -> c.name().equals(name)).mapToDouble(CompensationCase::blockedAtOnce)
-                .findFirst().orElseThrow(() -> new IllegalStateException("no case " + name + " in the run"));
+    /** One step of one run, with what the rule gives for the blockers that were in their read at once. */
+    record RunStep(SweepStep step, int reached) {}
+
+    static List<RunStep> steps(Map<String, Compensation> runs) {
+        List<RunStep> out = new ArrayList<>();
+        runs.values().forEach(run -> run.sweep().forEach(st -> out.add(new RunStep(st, run.parallelism()
+                + Math.max(0, st.blockedAtOnce() - (run.parallelism() - run.minRunnable()))))));
+        if (out.isEmpty()) throw new IllegalArgumentException("no sweep step in " + runs.keySet());
+        return out;
     }
 
     private static double elapsed(Compensation run, String name) {

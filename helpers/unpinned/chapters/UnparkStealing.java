@@ -1,12 +1,14 @@
 package unpinned.chapters;
 
 import unpinned.chapters.Timeline.Segment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.RunGuard;
 import unpinned.running.Jdks;
 import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
-import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
@@ -22,8 +24,8 @@ import java.util.function.Function;
  * Chapter 04's stealing, drawn where it happens: one virtual thread unparks N parked ones, which wait in the waker's
  * carrier's own queue, and the other carriers steal from it (snippet S37, alias unpark-stealing). The snippet saves a
  * {@link Run} (every segment, the queues sampled over time, the steal counter); the notebook runs it on each JDK
- * ({@link #run}) and draws it. Needs Timeline.java, Charts.java, Tables.java, Meaning.java, Jdks.java and what they
- * need alongside.
+ * ({@link #run}), draws it and keeps it through {@link #EXPECTED}. Needs Timeline.java, Charts.java, Tables.java,
+ * Jdks.java and what they need alongside.
  */
 public final class UnparkStealing {
     private UnparkStealing() {}
@@ -55,21 +57,6 @@ public final class UnparkStealing {
             return List.of(Measurement.of("woken threads run off the waker's carrier · JDK " + feature + " · "
                             + parallelism + " carriers", offWakerCarrierShare, "share")
                     .bound((parallelism - 1.0) / parallelism, Measurement.Bound.ESTIMATE));
-        }
-
-        /** The figures the claims ledger judges sem-19 from, by name. */
-        public Map<String, Object> claimFigures() {
-            Map<String, Object> f = new LinkedHashMap<>();
-            f.put("experiment", "04-unpark-stealing");
-            f.put("jdk", feature);
-            f.put("parallelism", parallelism);
-            f.put("tasks", threads);
-            f.put("stealsDelta", stealsDelta);
-            f.put("tasksOffWakerCarrier", tasksOffWakerCarrier);
-            f.put("offWakerCarrierShare", offWakerCarrierShare);
-            f.put("wakerQueueMax", wakerQueueMax);
-            f.put("submissionQueueMax", submissionQueueMax);
-            return f;
         }
 
         /** One line, as S37 prints it. */
@@ -167,7 +154,7 @@ public final class UnparkStealing {
         return Charts.render(chart);
     }
 
-    /** Per JDK: the figures the claims ledger reads for sem-19, one row each. */
+    /** Per JDK: the figures {@link #EXPECTED} judges, one row each. */
     public static Table table(Map<String, Run> runs) {
         List<List<?>> rows = new ArrayList<>();
         runs.forEach((jdk, r) -> rows.add(List.of(jdk, r.threads(), r.wakerQueueMax(), r.otherQueuesMax(),
@@ -179,22 +166,49 @@ public final class UnparkStealing {
     }
 
     /**
-     * Per JDK: the woken threads that waited in the waker's carrier's own queue (its largest count against all of
-     * them), and the share another carrier ran against (P - 1) / P.
+     * What chapter 04 expects of the unpark path, on JDK 21 and 25 alike: a virtual thread's unpark pushes the woken
+     * thread to its own carrier's queue (21: {@code switchToCarrierThread}; 25: {@code poolSubmit} reads
+     * {@code currentCarrierThread}), so the woken threads pile up there while the submission queues stay empty; an idle
+     * carrier steals from that queue (the source's "a carrier with nothing to do steals work from the other
+     * carriers"), about (P - 1) / P of them. Each figure is taken on the JDK furthest from its line.
      */
-    public static List<Meaning.Outcome> outcomes(Map<String, Run> runs) {
-        RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> out = new ArrayList<>();
-        runs.forEach((jdk, r) -> {
-            out.add(Meaning.share("the waker's carrier's own queue at its fullest (" + jdk + ")", r.wakerQueueMax(),
-                    "the woken threads", r.threads(), "tasks", 0.5, "the other carriers took them as fast as the"
-                            + " waker unparked: more --threads or --work-us make the queue visible"));
-            if (r.parallelism() > 1) {
-                out.add(Meaning.share("the woken threads another carrier ran (" + jdk + ")", r.tasksOffWakerCarrier(),
-                        "(P - 1) / P of them", r.threads() * (r.parallelism() - 1.0) / r.parallelism(), "threads",
-                        0.5, "the other carriers were busy elsewhere (another process on the cores)"));
-            }
-        });
-        return out;
+    public static final Expectations<Map<String, Run>> EXPECTED = Expectations.<Map<String, Run>>of(
+                    "04-unpark-stealing")
+            .expect("woken-wait-in-the-wakers-queue", "the waker's carrier's own queue at its fullest",
+                    "the woken threads", runs -> Figure.lowest(runs.values(), r -> Figure.exact(r.wakerQueueMax())
+                            .over(r.threads())), Line.atLeast(0.5))
+            .expect("submission-queues-stay-empty", "the submission queues at their fullest", "the woken threads",
+                    runs -> Figure.highest(runs.values(), r -> Figure.exact(r.submissionQueueMax()).over(r.threads())),
+                    Line.atMost(0.05))
+            .expect("idle-carriers-steal", "the woken threads run off the waker's carrier", "(P - 1) / P of them",
+                    runs -> Figure.lowest(stealable(runs), r -> Figure.exact(r.offWakerCarrierShare())
+                            .over((r.parallelism() - 1.0) / r.parallelism())), Line.atLeast(0.5))
+            .claims("sem-19")
+            .untestableWhen(runs -> runs.values().stream().allMatch(r -> r.parallelism() < 2)
+                    ? "one carrier: no other carrier to steal" : stealable(runs).isEmpty() ? "the woken threads did"
+                    + " not wait in the waker's queue (fewer than half of them at its fullest, or the submission"
+                    + " queues fuller), so running on another carrier would be no steal" : null)
+            .because(runs -> String.join("; ", runs.entrySet().stream().map(e -> String.format(Locale.ROOT,
+                    "%s: %,d of %,d on another carrier, the waker's queue up to %,d, the submission queues %,d",
+                    e.getKey(), e.getValue().tasksOffWakerCarrier(), e.getValue().threads(),
+                    e.getValue().wakerQueueMax(), e.getValue().submissionQueueMax())).toList()));
+
+    /** Chapter 04's demonstration in its kernel: one virtual thread starts {@code tasks} short ones. */
+    public record KernelSteals(int tasks, long stealsDelta) {}
+
+    /**
+     * What chapter 04 expects of the pool's steal counter in that demonstration: about one per virtual thread run
+     * (the tasks and their spawner), each taken by a carrier's scan of the queues, the submission queues included
+     * (JDK 25's {@code ForkJoinPool.runWorker}; JDK 21's {@code WorkQueue.topLevelExec}).
+     */
+    public static final Expectations<KernelSteals> STEAL_COUNTER_EXPECTED = Expectations.<KernelSteals>of(
+                    "04-steal-counter")
+            .expect("counts-every-run", "the pool's steal count rise", "the virtual threads run (tasks and spawner)",
+                    k -> Figure.exact(k.stealsDelta()).over(k.tasks() + 1), Line.atLeast(0.9));
+
+    // the runs whose woken threads waited in the waker's queue, on more than one carrier: where stealing can be seen
+    static List<Run> stealable(Map<String, Run> runs) {
+        return runs.values().stream().filter(r -> r.parallelism() > 1 && 2 * r.wakerQueueMax() >= r.threads()
+                && r.wakerQueueMax() > r.submissionQueueMax()).toList();
     }
 }

@@ -1,11 +1,13 @@
 package unpinned.chapters;
 
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.RunGuard;
 import unpinned.running.Jdks;
 import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
-import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
@@ -21,10 +23,10 @@ import java.util.Map;
  * Chapter 04's wake-up latency, as snippet S38 (alias wake-up-latency) saves it: the time from LockSupport.unpark of
  * a parked virtual thread to its first instruction, when the carrier is parked in the OS (idle) and when it is
  * awake running another virtual thread (busy), with the carriers' OS context switches per wake-up; and the
- * notebook's side (each JDK, a histogram, the meaning). The carriers' switches are read from /proc (Linux, through
- * Switches): the OS threads whose name starts "ForkJoinPool-" (the default scheduler's workers; the common pool's
- * are "ForkJoinPool.commonPool-..."). Needs Switches.java, Measurement.java, Charts.java, Tables.java, Meaning.java
- * and Jdks.java (and what they need) alongside.
+ * notebook's side (each JDK, a histogram, and what chapter 04 expects: {@link #EXPECTED}). The carriers' switches
+ * are read from /proc (Linux, through Switches): the OS threads whose name starts "ForkJoinPool-" (the default
+ * scheduler's workers; the common pool's are "ForkJoinPool.commonPool-..."). Needs Switches.java, Measurement.java,
+ * Charts.java, Tables.java and Jdks.java (and what they need) alongside.
  */
 public final class WakeUps {
     private WakeUps() {}
@@ -55,6 +57,23 @@ public final class WakeUps {
             Arrays.sort(s);
             return new Mode(mode, us, round(pct(s, 50)), round(pct(s, 90)), round(pct(s, 99)),
                     Math.round(switchesPerWakeUp * 1000) / 1000.0);
+        }
+
+        /**
+         * The median wake-up with its distribution-free 95 % interval: the order statistics n/2 - 0.98 sqrt(n) and
+         * n/2 + 1 + 0.98 sqrt(n) of the sorted latencies.
+         */
+        public Figure median() {
+            double[] s = latenciesUs.clone();
+            Arrays.sort(s);
+            int n = s.length;
+            if (n < 3) return Figure.single(p50Us);
+            double half = 0.98 * Math.sqrt(n);
+            int mid = (int) Math.ceil(0.5 * n) - 1;
+            int lo = Math.max(0, (int) Math.floor(n / 2.0 - half) - 1);
+            int hi = Math.min(n - 1, (int) Math.ceil(n / 2.0 + 1 + half) - 1);
+            return new Figure(s[mid], Math.min(s[lo], s[mid]), Math.max(s[hi], s[mid]), n + " wake-ups (the median's"
+                    + " order statistics)");
         }
 
         /** One line, as S38 prints it. */
@@ -134,23 +153,30 @@ public final class WakeUps {
     }
 
     /**
-     * Per JDK: the idle carrier's median against the busy one's (expected: higher, the OS must wake the carrier
-     * first), and the idle carrier's OS switches per wake-up against one (it sleeps in the kernel once per wake-up).
+     * What chapter 04 expects of a wake-up, on each JDK: a carrier with nothing to run parks in the OS, so each wake-up
+     * first wakes it there (one OS context switch, an OS wake-up's latency); a carrier kept awake by another virtual
+     * thread takes the woken one from its queue without the OS. Each figure is taken on the JDK furthest from its line.
      */
-    public static List<Meaning.Outcome> outcomes(Map<String, Run> runs) {
-        RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> out = new ArrayList<>();
-        runs.forEach((jdk, r) -> {
-            Mode idle = r.mode("idle"), busy = r.mode("busy");
-            out.add(Meaning.compare("median wake-up latency (" + jdk + ")", "carrier idle (parked in the OS)",
-                    idle.p50Us(), "carrier busy", busy.p50Us(), "µs", 0.25, Meaning.Relation.MORE,
-                    "the idle carrier had not yet gone to sleep in the OS (a pause shorter than its spin)"));
-            if (idle.carrierSwitchesPerWakeUp() >= 0) {
-                out.add(Meaning.share("the idle carrier's OS context switches per wake-up (" + jdk + ")",
-                        idle.carrierSwitchesPerWakeUp(), "one sleep in the kernel per wake-up", 1, "switches", 0.8,
-                        "the carrier found the next wake-up before it went to sleep"));
-            }
-        });
-        return out;
+    public static final Expectations<Map<String, Run>> EXPECTED = Expectations.<Map<String, Run>>of(
+                    "04-wake-up-latency")
+            .expect("an-idle-carrier-is-woken-first", "the median wake-up with the carrier idle", "the same with it"
+                    + " busy", runs -> Figure.lowest(runs.values(), r -> r.mode("idle").median()
+                            .over(r.mode("busy").median())), Line.atLeast(1.5))
+            .expect("an-idle-carrier-sleeps-in-the-os", "the idle carrier's OS context switches per wake-up",
+                    "one per wake-up", runs -> Figure.lowest(runs.values(), r -> Figure.exact(
+                            r.mode("idle").carrierSwitchesPerWakeUp())), Line.atLeast(0.5))
+            .untestableWhen(WakeUps::noSwitchCounts)
+            .expect("a-busy-carrier-stays-awake", "the busy carrier's OS context switches per wake-up",
+                    "the idle carrier's", runs -> Figure.highest(runs.values(), r -> Figure.exact(
+                            r.mode("busy").carrierSwitchesPerWakeUp()).over(r.mode("idle").carrierSwitchesPerWakeUp())),
+                    Line.atMost(0.5))
+            .untestableWhen(runs -> noSwitchCounts(runs) != null ? noSwitchCounts(runs) : runs.values().stream()
+                    .anyMatch(r -> r.mode("idle").carrierSwitchesPerWakeUp() <= 0) ? "the idle carrier made no OS"
+                    + " context switch to compare with" : null);
+
+    private static String noSwitchCounts(Map<String, Run> runs) {
+        return runs.values().stream().anyMatch(r -> r.mode("idle").carrierSwitchesPerWakeUp() < 0
+                || r.mode("busy").carrierSwitchesPerWakeUp() < 0) ? "no per-thread context switch counts here (they"
+                + " come from /proc, on Linux)" : null;
     }
 }
