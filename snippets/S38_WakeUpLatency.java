@@ -25,6 +25,9 @@
 //SOURCES ../helpers/unpinned/core/Busy.java
 //SOURCES ../helpers/unpinned/showing/ChartFonts.java
 //SOURCES ../helpers/unpinned/showing/ChartReading.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*
