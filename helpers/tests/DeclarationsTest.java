@@ -249,6 +249,41 @@ public class DeclarationsTest {
                 List.of(switches("platform", 20_700, 17_000, 20_000), switches("virtual", 20_600, 17_500, 0))));
     }
 
+    // ------------------------------------------------------------------------------------------ chapter 05
+
+    static Pinning.Row pin(String jdk, String operation, double timeToSleep, String verdict, String expected) {
+        return new Pinning.Row(jdk, jdk.substring(4), operation, 2, 200, 200 * timeToSleep, timeToSleep, 0,
+                verdict.equals("pins") ? 2 : 0, "-", verdict, expected);
+    }
+
+    @Test
+    void pinningCases() {
+        shownBothWays(Pinning.PINNING_EXPECTED, List.of(
+                List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
+                        pin("JDK 25", "synchronized-sleep", 1.02, "unmounts", "unmounts")),
+                // a JDK 25 whose monitors still pinned: not what JEP 491 predicts
+                List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
+                        pin("JDK 25", "synchronized-sleep", 2.0, "pins", "unmounts"))));
+        shownBothWays(Pinning.CLASS_LOADING_EXPECTED, List.of(
+                List.of(pin("JDK 25", "class-init", 2.0, "pins", "pins")),
+                List.of(pin("JDK 25", "loadclass-slow-loader", 2.0, "pins", "unmounts"))));
+    }
+
+    static Pinning.Traced traced(int feature, int blocks) {
+        return new Pinning.Traced(new Pinning.Run("" + feature, feature, 1, 1, 2, 20, List.of(), 0, 0, Map.of(), false,
+                new Pinning.Trace("jdk.tracePinnedThreads", "--trace-pinned", feature < 24, blocks, Map.of(), ""),
+                null, null, null, null), List.of());
+    }
+
+    @Test
+    void tracePinnedThreads() {
+        shownBothWays(Pinning.TRACE_EXPECTED, List.of(
+                Map.of("JDK 21", traced(21, 1), "JDK 25", traced(25, 0)),
+                // a JDK 21 that printed nothing for a thread that pinned
+                Map.of("JDK 21", traced(21, 0), "JDK 25", traced(25, 0)),
+                Map.of("JDK 25", traced(25, 0))));
+    }
+
     // ------------------------------------------------------------------------------------------ chapter 06
 
     /**
