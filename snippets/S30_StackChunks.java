@@ -16,6 +16,9 @@
 //SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/chapters/StackChunks.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

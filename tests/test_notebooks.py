@@ -204,17 +204,17 @@ def chapter_03_ran(results_dir):
 
 def test_03_one_thread_runs_ten_thousand_sleepers_in_about_one_sleep(chapter_03_ran):
     r = latest_result(chapter_03_ran, "03-one-thread-scheduler")["data"]
-    n, sleep = r["sleepers"], r["sleepMs"]
-    for ms in (r["oneThreadMs"], r["virtualThreadsMs"]):
-        # no task can end before its own sleep; serially they would take n sleeps
-        assert ms >= sleep * 0.999, r
-        assert ms < 0.01 * n * sleep, f"the sleeps did not overlap: {r}"
+    assert len(r["oneThreadMs"]) == len(r["virtualThreadsMs"]) == 5, r  # five measured rounds each
+    sleepers = assert_judged(chapter_03_ran, "03-one-thread-scheduler")
+    blocking = assert_judged(chapter_03_ran, "03-sleep-in-continuation")
     hops = latest_result(chapter_03_ran, "03-carrier-hops")["data"]
+    hop = assert_judged(chapter_03_ran, "03-carrier-hops")
     if hops["cores"] > 1:
-        assert hops["carriersSeen"] > 1 and hops["hops"] > 0, f"virtual threads never changed carrier: {hops}"
-    report(f"03 {n:,} sleepers on one thread: {r['oneThreadMs']:.1f} ms = {r['oneThreadMs'] / sleep:.2f} x one sleep"
-           f" of {sleep} ms (target <= 1.2); virtual threads {r['virtualThreadsMs'] / sleep:.2f} x; carrier changes"
-           f" {hops['hops'] / (hops['threads'] * hops['blocks']):.2f} of blocks")
+        assert hops["carriersSeen"] > 1, f"virtual threads never left their first carrier: {hops}"
+    report(f"03 {r['sleepers']:,} sleepers of {r['sleepMs']} ms, time over one sleep: one thread"
+           f" {ratio(sleepers['one-thread-overlaps'])}; virtual threads {ratio(sleepers['virtual-threads-overlap'])};"
+           f" Thread.sleep in our continuation over its sleeps in a row {ratio(blocking['sleeps-in-a-row'])};"
+           f" carrier changes over (P - 1) / P {ratio(hop['about-one-in-p'])}")
 
 
 def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03_ran):
@@ -222,35 +222,36 @@ def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03
     platform = [r for r in rows if r["kind"] == "platform"]
     virtual = [r for r in rows if r["kind"] == "virtual"]
     assert platform and virtual
-    smallest_platform_rss = min(r["rssBytesPerThread"] for r in platform)
-    for v in virtual:
-        # a blocked virtual thread's stack is a heap object: well under a tenth of a platform thread's RSS
-        assert 0 < v["heapBytesPerThread"] < 0.1 * smallest_platform_rss, (v, platform)
-        assert v["liveThreads"] < min(r["liveThreads"] for r in platform), (v, platform)
     for r in platform:
         assert r["liveThreads"] >= r["threads"], r  # one OS thread each
+    for v in virtual:
+        assert v["heapBytesPerThread"] > 0, v
+    cost = assert_judged(chapter_03_ran, "03-thread-cost")
     depth = sorted(latest_result(chapter_03_ran, "03-stack-depth")["data"], key=lambda r: r["depth"])
     heaps = [r["heapBytesPerThread"] for r in depth]
-    assert heaps == sorted(heaps) and heaps[-1] > 2 * heaps[0], depth
+    assert heaps == sorted(heaps), depth  # more frames never take less heap
+    deep = assert_judged(chapter_03_ran, "03-stack-depth")
+    chunks = assert_judged(chapter_03_ran, "03-stack-chunks")
     per_frame = (heaps[-1] - heaps[0]) / (depth[-1]["depth"] - depth[0]["depth"])
-    v = max(virtual, key=lambda r: r["threads"])
-    p = max(platform, key=lambda r: r["threads"])
-    report(f"03 heap per parked virtual thread: {v['heapBytesPerThread']:,.0f} B at depth {v['depth']}"
-           f" ({v['threads']:,} threads) = {v['heapBytesPerThread'] / p['rssBytesPerThread']:.3f} x a platform"
-           f" thread's RSS ({p['rssBytesPerThread']:,.0f} B); {per_frame:.0f} B more per frame"
-           f" (depth {depth[0]['depth']} -> {depth[-1]['depth']}: {heaps[-1] / heaps[0]:.1f} x)")
+    report(f"03 heap per parked virtual thread over a platform thread's RSS:"
+           f" {ratio(cost['virtual-heap-a-tenth-at-most'])}; platform RSS over 1 MiB"
+           f" {ratio(cost['platform-rss-over-1-mib'])}; OS threads per virtual thread"
+           f" {ratio(cost['no-os-thread-per-virtual-thread'])}; depth {depth[-1]['depth']} over {depth[0]['depth']}:"
+           f" {ratio(deep['deeper-costs-more'])} ({per_frame:.0f} B per frame); at depth {depth[0]['depth']} over"
+           f" 1 KiB: {ratio(deep['about-1-kib-when-shallow'])}; chunks per parked thread"
+           f" {ratio(chunks['a-chunk-per-parked-thread'])}")
 
 
 def test_03_virtual_threads_make_fewer_context_switches(chapter_03_ran):
     rows = {r["kind"]: r for r in latest_result(chapter_03_ran, "03-context-switches")["data"]}
     pt, vt = rows["platform"], rows["virtual"]
-    # a sleeping platform thread leaves the CPU at least once per sleep
-    assert pt["voluntary"] >= pt["minimumVoluntary"] > 0, pt
-    assert vt["switchesPerSecond"] < pt["switchesPerSecond"], (pt, vt)
-    report(f"03 context switches, 200 threads x 100 sleeps: platform {pt['switchesPerSecond']:,.0f}/s"
-           f" ({pt['voluntary'] / pt['minimumVoluntary']:.2f} x the one-per-sleep floor), virtual"
-           f" {vt['switchesPerSecond']:,.0f}/s; platform / virtual = {pt['switchesPerSecond'] / vt['switchesPerSecond']:.1f}"
-           f" (published 19,900 / 5,300 = 3.8); user:kernel {pt['userToKernel']:.1f} vs {vt['userToKernel']:.1f}")
+    assert pt["minimumVoluntary"] > 0 and vt["minimumVoluntary"] == 0, (pt, vt)
+    j = assert_judged(chapter_03_ran, "03-context-switches")
+    report(f"03 context switches, 200 threads x 100 sleeps: platform {pt['switchesPerSecond']:,.0f}/s, virtual"
+           f" {vt['switchesPerSecond']:,.0f}/s; platform voluntary over one per sleep {ratio(j['one-per-sleep-at-least'])};"
+           f" platform / virtual {ratio(j['fewer-switches'])} (published 19,900 / 5,300 = 3.8); virtual voluntary"
+           f" per sleep {ratio(j['virtual-switches-per-sleep'])}; user:kernel {pt['userToKernel']:.1f} vs"
+           f" {vt['userToKernel']:.1f}")
 
 
 def _both_jdks(runs: dict) -> dict:
@@ -483,22 +484,27 @@ def test_05_synchronized_pins_on_jdk_21_and_unmounts_on_25(chapter_05_ran):
     for jdk in jdks:
         n = by[(jdk, "none")]["threads"]
         sync, init, lock = by[(jdk, "synchronized-sleep")], by[(jdk, "class-init")], by[(jdk, "reentrant-lock")]
-        if _feature(jdk) >= 24:  # JEP 491: the sleeping thread unmounts, monitor and all
-            assert sync["timeToSleep"] < 1.5 and sync["pinnedEvents"] == 0, sync
-        else:  # pinned: the threads take turns on the one carrier, one pinned event each
-            assert sync["timeToSleep"] >= 0.95 * n and sync["pinnedEvents"] >= n, sync
-        assert init["timeToSleep"] >= 0.95 * n and init["pinnedEvents"] >= n, init
-        assert lock["timeToSleep"] < 1.5 and lock["pinnedEvents"] == 0, lock
+        if _feature(jdk) >= 24:  # JEP 491: the sleeping thread unmounts, monitor and all: no pinned event
+            assert sync["pinnedEvents"] == 0, sync
+        else:  # pinned: one pinned event per thread
+            assert sync["pinnedEvents"] >= n, sync
+        assert init["pinnedEvents"] >= n, init
+        assert lock["pinnedEvents"] == 0, lock
         parts.append(f"{jdk} {sync['timeToSleep']:.2f} x the sleep (bounds 1 x unmounted, {n} x pinned),"
                      f" {sync['pinnedEvents']:.0f} pinned events")
-    report(f"05 synchronized + sleep, {n} virtual threads on 1 carrier: " + "; ".join(parts))
+    cases = assert_judged(chapter_05_ran, "05-pinning")["cases-as-jep-491-predicts"]
+    classes = assert_judged(chapter_05_ran, "05-class-loading")["cases-as-predicted"]
+    traced = assert_judged(chapter_05_ran, "05-trace-pinned")["jdk-21-prints-the-pinned-stack"]
+    report(f"05 synchronized + sleep, {n} virtual threads on 1 carrier: " + "; ".join(parts)
+           + f"; cases as JEP 491 predicts {ratio(cases)}; class loading {ratio(classes)};"
+           f" -Djdk.tracePinnedThreads before JDK 24 {ratio(traced)}")
     course = jdks[-1]
     if _feature(jdks[0]) < 22:
         assert math.isnan(by[(jdks[0], "native-upcall-sleep")]["timeToSleep"]), "JDK 21 can't run the FFM case"
     if _feature(course) < 22:
         pytest.skip(f"the course JDK is {course}: the native-frame case needs JDK 22+ (FFM)")
     native = by[(course, "native-upcall-sleep")]
-    assert native["timeToSleep"] >= 0.95 * n and native["pinnedEvents"] >= n, native
+    assert native["pinnedEvents"] >= n, native
     report(f"05 native frame (an FFM upcall that sleeps) on {course}: {native['timeToSleep']:.2f} x the sleep,"
            f" {native['pinnedEvents']:.0f} pinned events; class initializer on {course}:"
            f" {by[(course, 'class-init')]['timeToSleep']:.2f} x")

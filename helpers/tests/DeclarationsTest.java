@@ -170,6 +170,120 @@ public class DeclarationsTest {
                         new OrderSweep.TraceCount("reactive", 90, 4, "stock <- stockServiceReactive"))));
     }
 
+    // ------------------------------------------------------------------------------------------ chapter 03
+
+    static Mounting.Sleepers sleepers(double oneThreadMs, double virtualMs) {
+        double[] one = {oneThreadMs, oneThreadMs * 1.01, oneThreadMs * 0.99, oneThreadMs * 1.02, oneThreadMs};
+        double[] vt = {virtualMs, virtualMs * 1.01, virtualMs * 0.99, virtualMs * 1.02, virtualMs};
+        return new Mounting.Sleepers(10_000, 50, one, vt);
+    }
+
+    @Test
+    void sleepersOnOneThread() {
+        shownBothWays(Mounting.SLEEPERS_EXPECTED, List.of(
+                sleepers(60, 58),
+                // a scheduler that ran the sleeps one after another would take 10,000 sleeps; this one lost time
+                sleepers(200, 120)));
+    }
+
+    @Test
+    void sleepInsideOurContinuation() {
+        shownBothWays(Mounting.BLOCKING_EXPECTED, List.of(
+                new Mounting.Blocking(10, 50, 503),
+                // a sleep that had given the one thread back: about one sleep for all ten
+                new Mounting.Blocking(10, 50, 55)));
+    }
+
+    @Test
+    void carrierHops() {
+        shownBothWays(Mounting.HOPS_EXPECTED, List.of(
+                new Mounting.Hops(8, 200, 800, 2, 2),
+                // threads that kept to their carrier: almost no changes
+                new Mounting.Hops(8, 200, 50, 2, 2),
+                new Mounting.Hops(4, 200, 0, 1, 1)));
+    }
+
+    static ThreadCost cost(String kind, int threads, int depth, double heap, double rss, int live) {
+        return new ThreadCost(kind, threads, depth, 0.1, heap, rss, live);
+    }
+
+    @Test
+    void threadCost() {
+        shownBothWays(ThreadCost.COST_EXPECTED, List.of(
+                List.of(cost("platform", 4_000, 10, 500, 1_100_000, 4_020), cost("virtual", 100_000, 10, 1_100, 1_000, 14)),
+                // platform threads that touched little of their stacks; virtual ones with a carrier each
+                List.of(cost("platform", 4_000, 10, 500, 20_000, 4_020),
+                        cost("virtual", 100_000, 10, 5_000, 6_000, 100_014))));
+    }
+
+    @Test
+    void stackDepth() {
+        shownBothWays(ThreadCost.DEPTH_EXPECTED, List.of(
+                List.of(cost("virtual", 10_000, 10, 1_077, 1_100, 14), cost("virtual", 10_000, 1_000, 25_839, 26_000, 14)),
+                // frames kept elsewhere than the heap, and a thread dearer than the source's 1 KB
+                List.of(cost("virtual", 10_000, 10, 2_000, 2_100, 14), cost("virtual", 10_000, 1_000, 2_100, 2_200, 14))));
+    }
+
+    static StackChunks.Chunks chunks(int parked, long chunks) {
+        return new StackChunks.Chunks("25", 25, parked, List.of(
+                new StackChunks.ChunkRow("park", 10, parked, chunks, chunks * 500, chunks / (double) parked, 500, parked),
+                new StackChunks.ChunkRow("park", 100, parked, chunks, chunks * 3_000, chunks / (double) parked, 3_000,
+                        parked)));
+    }
+
+    @Test
+    void stackChunks() {
+        shownBothWays(StackChunks.EXPECTED, List.of(
+                Map.of("JDK 21", chunks(1_000, 1_000), "JDK 25", chunks(1_000, 1_003))));
+    }
+
+    static Switches switches(String kind, long voluntary, double perSecond, long minimum) {
+        return new Switches(kind, 1.2, voluntary, 100, perSecond, 2, minimum);
+    }
+
+    @Test
+    void contextSwitches() {
+        shownBothWays(Switches.EXPECTED, List.of(
+                List.of(switches("platform", 20_700, 17_000, 20_000), switches("virtual", 5_800, 4_800, 0)),
+                // carriers that parked in the kernel after every wake-up, as often as the platform threads slept
+                List.of(switches("platform", 20_700, 17_000, 20_000), switches("virtual", 20_600, 17_500, 0))));
+    }
+
+    // ------------------------------------------------------------------------------------------ chapter 05
+
+    static Pinning.Row pin(String jdk, String operation, double timeToSleep, String verdict, String expected) {
+        return new Pinning.Row(jdk, jdk.substring(4), operation, 2, 200, 200 * timeToSleep, timeToSleep, 0,
+                verdict.equals("pins") ? 2 : 0, "-", verdict, expected);
+    }
+
+    @Test
+    void pinningCases() {
+        shownBothWays(Pinning.PINNING_EXPECTED, List.of(
+                List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
+                        pin("JDK 25", "synchronized-sleep", 1.02, "unmounts", "unmounts")),
+                // a JDK 25 whose monitors still pinned: not what JEP 491 predicts
+                List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
+                        pin("JDK 25", "synchronized-sleep", 2.0, "pins", "unmounts"))));
+        shownBothWays(Pinning.CLASS_LOADING_EXPECTED, List.of(
+                List.of(pin("JDK 25", "class-init", 2.0, "pins", "pins")),
+                List.of(pin("JDK 25", "loadclass-slow-loader", 2.0, "pins", "unmounts"))));
+    }
+
+    static Pinning.Traced traced(int feature, int blocks) {
+        return new Pinning.Traced(new Pinning.Run("" + feature, feature, 1, 1, 2, 20, List.of(), 0, 0, Map.of(), false,
+                new Pinning.Trace("jdk.tracePinnedThreads", "--trace-pinned", feature < 24, blocks, Map.of(), ""),
+                null, null, null, null), List.of());
+    }
+
+    @Test
+    void tracePinnedThreads() {
+        shownBothWays(Pinning.TRACE_EXPECTED, List.of(
+                Map.of("JDK 21", traced(21, 1), "JDK 25", traced(25, 0)),
+                // a JDK 21 that printed nothing for a thread that pinned
+                Map.of("JDK 21", traced(21, 0), "JDK 25", traced(25, 0)),
+                Map.of("JDK 25", traced(25, 0))));
+    }
+
     // ------------------------------------------------------------------------------------------ chapter 06
 
     /**

@@ -229,59 +229,24 @@ public final class Claims {
     static {
         // -------------------------------------------------------------------------------------- vt-jmh-blog
         rule("jmh-7", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
-        rule("jmh-8", "03-one-thread-scheduler", r -> vals("oneThread", r.top("03-one-thread-scheduler", "oneThreadMs"),
-                        "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
-                v -> times(v, "10,000 sleepers on one thread", "oneThread", "one sleep", "sleep", "ms", atMost(1.5)));
-        rule("jmh-10", "03-thread-cost", r -> {
-                    JsonObject most = r.maxBy(r.rows("03-thread-cost", "kind", "virtual"), "threads");
-                    return vals("osThreads", num(most, "liveThreads"), "virtualThreads", num(most, "threads"));
-                },
-                v -> share(v, "OS threads alive", "osThreads", "the parked virtual threads", "virtualThreads", "threads",
-                        atMost(0.01)));
 
         // -------------------------------------------------------------------------------------- vt-http-pr
-        rule("pr-9", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
-                        "rssBytesPerThread"), "stack", 1024.0 * 1024),
-                v -> share(v, "a platform thread's resident memory", "rss", "1 MiB", "stack", "B", atLeast(0.5)));
-        rule("pr-10", "03-stack-depth", Claims::heapByDepth, v -> {
-            Map<String, Double> depths = new TreeMap<>();
-            v.map.forEach((k, x) -> {
-                if (k.startsWith("depth ")) depths.put(k, x);
-            });
-            if (depths.isEmpty()) throw new NotRun("no stack depth measured");
-            long under = depths.values().stream().filter(x -> x < 1024).count();
-            String shallowest = depths.keySet().stream().min(Comparator.comparingInt(k -> Integer.parseInt(k.substring(6)))).get();
-            Found f = share(v, "a parked virtual thread at " + shallowest, shallowest, "1 KiB", "kib", "B", atMost(1.0));
-            Verdict verdict = under == depths.size() ? Verdict.CONFIRMED : under == 0 ? Verdict.REFUTED : Verdict.DEPENDS;
-            return with(f, verdict, verdict == Verdict.DEPENDS ? "on stack depth: under 1 KiB at " + under + " of "
-                    + depths.size() + " depths" : null);
-        });
         rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
                 v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
                         "MB", atMost(0.9, 1.1, "within 10 %")));
         rule("pr-13", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
-        rule("pr-14", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
-                v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
-                        new Band(1.1 + 1e-9, INF, 1.1 + 1e-9, INF, null)));
         rule("pr-15", "04-cpu-endpoint", r -> r.pair("04-cpu-endpoint", "server", "throughput", "virtual threads", "pool of 200"),
                 v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "the pool of 200",
                         "pool of 200", "req/s", atMost(1.10)));
         rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
 
         // -------------------------------------------------------------------------------------- vt-seminar-blog
-        rule("sem-1", "03-thread-cost", r -> vals("rss", num(r.maxBy(r.rows("03-thread-cost", "kind", "platform"), "threads"),
-                        "rssBytesPerThread"), "stack", 2.0 * 1024 * 1024),
-                v -> share(v, "a platform thread's resident memory", "rss", "2 MiB", "stack", "B", atLeast(0.5)));
         rule("sem-2", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
                 v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
                         atLeast(3.8 / 1.25, 1.1, "on how often carriers run out of work and park in the kernel")));
         rule("sem-3", "03-context-switches", r -> r.pair("03-context-switches", "kind", "userToKernel", "virtual", "platform"),
                 v -> compare(v, "user:kernel CPU time", "virtual threads", "virtual", "platform threads", "platform",
                         ": 1", atLeast(6.2 / 1.3 / 1.25, 1.1, "on the JDK's and the kernel's own work")));
-        rule("sem-4", "03-context-switches", r -> vals("voluntary", r.num("03-context-switches", "kind", "virtual", "voluntary"),
-                        "sleeps", r.num("03-context-switches", "kind", "platform", "minimumVoluntary")),
-                v -> share(v, "voluntary switches of the virtual run", "voluntary", "its blocking sleeps", "sleeps",
-                        "switches", atMost(0.5)));
         rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
             String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
                     .orElseThrow(() -> new NotRun("no JDK measured"));
@@ -299,16 +264,6 @@ public final class Claims {
             return times(v, "two sleeps holding a ReentrantLock on " + jdk, jdk, "one sleep", "sleepMs", "ms",
                     atMost(1.2, 1.8, "between unmounting and pinning"));
         });
-        rule("sem-15", "03-stack-depth", Claims::heapByDepth, v -> {
-            List<String> keys = v.map.keySet().stream().filter(k -> k.startsWith("depth "))
-                    .sorted(Comparator.comparingInt(k -> Integer.parseInt(k.substring(6)))).toList();
-            if (keys.size() < 2) throw new NotRun("fewer than two stack depths measured");
-            return compare(v, "heap per parked virtual thread", keys.get(keys.size() - 1), keys.get(keys.size() - 1),
-                    keys.get(0), keys.get(0), "B", atLeast(2, 1.1, "on how deep the stacks are"));
-        });
-        rule("sem-16", "03-one-thread-scheduler", r -> vals("virtual", r.top("03-one-thread-scheduler", "virtualThreadsMs"),
-                        "sleep", r.top("03-one-thread-scheduler", "sleepMs")),
-                v -> times(v, "10,000 sleeping virtual threads", "virtual", "one sleep", "sleep", "ms", atMost(1.5)));
         rule("sem-17", "s27-which-queue", r -> queues(r, "start-virtual"),
                 v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
                         atLeast(0.5)));
@@ -362,15 +317,6 @@ public final class Claims {
     private static Found carriersAreCores(Vals v) {
         return share(v, "the default scheduler's parallelism", "parallelism", "the cores", "cores", "carriers",
                 within(1.0, 1.0));
-    }
-
-    private static Map<String, Double> heapByDepth(Saved r) {
-        Map<String, Double> m = new LinkedHashMap<>();
-        for (JsonObject o : r.rows("03-stack-depth", "kind", "virtual")) {
-            m.put("depth " + (int) num(o, "depth"), num(o, "heapBytesPerThread"));
-        }
-        m.put("kib", 1024.0);
-        return m;
     }
 
     private static Map<String, Double> reactiveLeadByUsers(Saved r) {

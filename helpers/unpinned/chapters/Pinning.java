@@ -2,6 +2,9 @@ package unpinned.chapters;
 
 import unpinned.core.Cli;
 import unpinned.core.Experiment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Protocol;
@@ -619,6 +622,26 @@ public final class Pinning {
     /** S17's synchronized-sleep case with --trace-pinned on a JDK: its run, and the trace lines it printed. */
     public record Traced(Run run, List<String> traceLines) {}
 
+    /** The traced run on the oldest JDK before 24 (where the property exists), or null when none ran. */
+    static Traced beforeJdk24(Map<String, Traced> runs) {
+        return runs.values().stream().filter(t -> t.run().feature() < 24)
+                .min(java.util.Comparator.comparingInt(t -> t.run().feature())).orElse(null);
+    }
+
+    /**
+     * What chapter 05 expects of -Djdk.tracePinnedThreads (two threads sleeping inside synchronized on one carrier):
+     * before JDK 24 a virtual thread that parks or sleeps while pinned prints its stack, once per distinct stack per
+     * JVM, so at least one trace; JDK 24 removed the property, so a run on 24+ can't test it.
+     */
+    public static final Expectations<Map<String, Traced>> TRACE_EXPECTED =
+            Expectations.<Map<String, Traced>>of("05-trace-pinned")
+                    .expect("jdk-21-prints-the-pinned-stack", "the stacks -Djdk.tracePinnedThreads printed before"
+                                    + " JDK 24", "one (once per distinct stack)",
+                            runs -> Figure.exact(beforeJdk24(runs).run().tracePinned().blocks()), Line.atLeast(1.0))
+                    .claims("sem-13")
+                    .untestableWhen(runs -> beforeJdk24(runs) == null ? "no JDK before 24 ran, and JDK 24 removed"
+                            + " -Djdk.tracePinnedThreads" : null);
+
     /** Runs S17's synchronized-sleep, 2 threads x {@code sleepMs}, with --trace-pinned on {@code jdk}. */
     public static Traced traced(Jdks.Jdk jdk, int sleepMs, int maxLines) {
         try (ChildRun child = Jdks.onJdk(jdk, "S17_PinningCases.java", List.of("--case", "synchronized-sleep",
@@ -675,6 +698,33 @@ public final class Pinning {
         }
         return rows;
     }
+
+    /** Of the cases measured (a JDK that can't run a case has no time), those whose verdict JEP 491 predicts. */
+    static Figure asPredicted(List<Row> rows) {
+        List<Row> measured = rows.stream().filter(r -> !Double.isNaN(r.elapsedMs())).toList();
+        long right = measured.stream().filter(r -> r.verdict().equals(r.expected())).count();
+        return Figure.exact(right).over(measured.size());
+    }
+
+    static String noneMeasured(List<Row> rows) {
+        return rows.stream().allMatch(r -> Double.isNaN(r.elapsedMs())) ? "no case could run here" : null;
+    }
+
+    /**
+     * What chapter 05 expects of each case on each JDK ({@link #expected}): every measured case pins or unmounts as
+     * JEP 491 predicts for its JDK. A pin is told by the time (nearer n sleeps than one), by a wait for the carrier, or
+     * by pinned events; a sleep delayed by another process using the cores can look like a pin.
+     */
+    public static final Expectations<List<Row>> PINNING_EXPECTED = Expectations.<List<Row>>of("05-pinning")
+            .expect("cases-as-jep-491-predicts", "the cases whose verdict is the one JEP 491 predicts for their JDK",
+                    "the cases measured", Pinning::asPredicted, Line.atLeast(1.0))
+            .untestableWhen(Pinning::noneMeasured);
+
+    /** The same for class initialization and loading (S31). */
+    public static final Expectations<List<Row>> CLASS_LOADING_EXPECTED = Expectations.<List<Row>>of("05-class-loading")
+            .expect("cases-as-predicted", "the class-loading cases whose verdict is the one predicted for their JDK",
+                    "the cases measured", Pinning::asPredicted, Line.atLeast(1.0))
+            .untestableWhen(Pinning::noneMeasured);
 
     /** A row for a JDK that can't run {@code operation}, saying why. */
     public static Row cannotRun(Jdks.Jdk jdk, String operation, int threads, long sleepMs, String why) {

@@ -1,16 +1,20 @@
 package unpinned.chapters;
 
 import com.google.gson.annotations.SerializedName;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import javax.management.ObjectName;
 
 /**
  * Chapter 03's stack chunks, as snippet S30 (alias stack-chunks) saves them: how many
  * {@code jdk.internal.vm.StackChunk} objects, and how many bytes, the heap holds while N virtual threads are parked
- * D frames deep, read from a class histogram of the snippet's own JVM. Needs no other helper.
+ * D frames deep, read from a class histogram of the snippet's own JVM, and what chapter 03 expects of them.
  */
 public final class StackChunks {
     private StackChunks() {}
@@ -75,6 +79,24 @@ public final class StackChunks {
             return (b.bytesPerChunk() - a.bytesPerChunk()) / (b.depth() - a.depth());
         }
     }
+
+    /** Of the "park" rows, the deepest one's chunks over its parked threads. */
+    static Figure chunksPerParked(Chunks c) {
+        List<ChunkRow> park = c.of("park");
+        ChunkRow deepest = park.get(park.size() - 1);
+        return Figure.exact(deepest.chunks()).over(deepest.parked());
+    }
+
+    /**
+     * What chapter 03 expects of the chunk counts on each JDK it ran on: a park ends in a freeze that copies the
+     * frames into a chunk, so every parked thread has at least one (fewer means some thread had not parked).
+     */
+    public static final Expectations<Map<String, Chunks>> EXPECTED =
+            Expectations.<Map<String, Chunks>>of("03-stack-chunks")
+                    .expect("a-chunk-per-parked-thread", "the stack chunks of the deepest parked threads, on the JDK"
+                                    + " with fewest", "the parked threads",
+                            runs -> Figure.lowest(runs.values(), StackChunks::chunksPerParked), Line.atLeast(1.0))
+                    .limit();
 
     /**
      * One count: {@code parked} virtual threads parked {@code depth} frames deep (for "park-again-deeper": parked

@@ -156,12 +156,14 @@ public final class SwitchCosts {
                 "ns per run + yield", true, false, false, Charts.HEIGHT + 18 * legendLines,
                 measured.toArray(Charts.Series[]::new));
         double top = 0;
+        boolean first = true;   // the first JDK's points filled, the next as rings: equal points stay visible
         for (Map.Entry<String, List<Depth>> e : byWords.entrySet()) {
             Charts.Series s = measured.stream().filter(m -> m.name().startsWith(e.getKey() + ":")).findFirst()
                     .orElseThrow();
             double[] err = e.getValue().stream().mapToDouble(d -> finiteOr0(d.errorNs())).toArray();
             chart.removeSeries(s.name());
-            chart.addSeries(s.name(), s.x(), s.y(), err).setMarker(SeriesMarkers.CIRCLE);
+            chart.addSeries(s.name(), s.x(), s.y(), err).setMarker(first ? SeriesMarkers.CIRCLE : new Charts.Ring());
+            first = false;
             for (Depth d : e.getValue()) top = Math.max(top, d.ns());
             Expected x = expected(e.getValue());
             if (x != null) {

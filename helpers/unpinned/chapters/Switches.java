@@ -1,6 +1,9 @@
 package unpinned.chapters;
 
 import unpinned.core.Experiment;
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.running.ChildRun;
 
@@ -26,6 +29,30 @@ import java.util.concurrent.TimeUnit;
 public record Switches(String kind, double elapsedSeconds, long voluntary, long involuntary,
                        double switchesPerSecond, double userToKernel, long minimumVoluntary)
         implements Measurement.Measured {
+
+    /** The row of {@code kind}. */
+    public static Switches of(List<Switches> rows, String kind) {
+        return rows.stream().filter(r -> r.kind().equals(kind)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no " + kind + " run"));
+    }
+
+    /**
+     * What chapter 03 expects of the switch counts (counts of one window each, exact): a sleeping platform thread
+     * leaves the CPU at least once per sleep; virtual threads, whose sleeps unmount in the JVM, make fewer switches
+     * per second, and far fewer than one voluntary switch per sleep.
+     */
+    public static final Expectations<List<Switches>> EXPECTED = Expectations.<List<Switches>>of("03-context-switches")
+            .expect("one-per-sleep-at-least", "the platform threads' voluntary switches", "one per sleep",
+                    rows -> Figure.exact(of(rows, "platform").voluntary()).over(of(rows, "platform").minimumVoluntary()),
+                    Line.atLeast(0.99)).limit()
+            .expect("fewer-switches", "the platform threads' switches per second", "the virtual threads'",
+                    rows -> Figure.exact(of(rows, "platform").switchesPerSecond())
+                            .over(of(rows, "virtual").switchesPerSecond()), Line.atLeast(1.1))
+            .claims("pr-14")
+            .expect("virtual-switches-per-sleep", "the virtual run's voluntary switches", "its sleeps",
+                    rows -> Figure.exact(of(rows, "virtual").voluntary()).over(of(rows, "platform").minimumVoluntary()),
+                    Line.atMost(0.5))
+            .claims("sem-4");
 
     /** Runs S11 with {@code --kind kind} in a child JVM. */
     public static Switches run(String kind) {

@@ -1,5 +1,8 @@
 package unpinned.chapters;
 
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.running.ChildRun;
 import unpinned.running.ProcessStats;
@@ -51,6 +54,72 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                     Runtime.getRuntime().maxMemory() >> 20));
         }
     }
+
+    /** The run of {@code kind} with the most threads. */
+    public static ThreadCost largest(List<ThreadCost> rows, String kind) {
+        return rows.stream().filter(r -> r.kind().equals(kind)).max(java.util.Comparator.comparingInt(
+                ThreadCost::threads)).orElseThrow(() -> new IllegalArgumentException("no " + kind + " run"));
+    }
+
+    /** Null when every platform run read its RSS, else why the RSS figures are missing. */
+    private static String noRss(List<ThreadCost> rows) {
+        return rows.stream().anyMatch(r -> r.kind().equals("platform") && r.rssBytesPerThread() <= 0)
+                ? "RSS is read from /proc, which this system lacks" : null;
+    }
+
+    /**
+     * What chapter 03 expects of blocked threads (each count one run, no spread): a platform thread holds an OS
+     * thread, whose resident stack pages and bookkeeping are what the sources call 1-2 MB (reserved, so only part is
+     * resident); a virtual thread holds no OS thread, and its heap is a small part of a platform thread's RSS.
+     */
+    public static final Expectations<List<ThreadCost>> COST_EXPECTED =
+            Expectations.<List<ThreadCost>>of("03-thread-cost")
+                    .expect("virtual-heap-a-tenth-at-most", "the heap per blocked virtual thread (largest count)",
+                            "a blocked platform thread's RSS (largest count)",
+                            rows -> Figure.single(largest(rows, "virtual").heapBytesPerThread())
+                                    .over(largest(rows, "platform").rssBytesPerThread()), Line.atMost(0.1))
+                    .untestableWhen(ThreadCost::noRss)
+                    .expect("platform-rss-over-1-mib", "the RSS per blocked platform thread (largest count)",
+                            "the 1 MiB stack it reserves", rows -> Figure.single(
+                                    largest(rows, "platform").rssBytesPerThread()).over(1024.0 * 1024),
+                            Line.atLeast(0.5))
+                    .claims("pr-9")
+                    .untestableWhen(ThreadCost::noRss)
+                    .expect("platform-rss-over-2-mib", "the RSS per blocked platform thread (largest count)",
+                            "2 MiB", rows -> Figure.single(largest(rows, "platform").rssBytesPerThread())
+                                    .over(2.0 * 1024 * 1024), Line.atLeast(0.5))
+                    .claims("sem-1")
+                    .untestableWhen(ThreadCost::noRss)
+                    .expect("no-os-thread-per-virtual-thread", "the platform threads alive while the most virtual"
+                                    + " threads were blocked", "those virtual threads",
+                            rows -> Figure.exact(largest(rows, "virtual").liveThreads())
+                                    .over(largest(rows, "virtual").threads()), Line.atMost(0.01))
+                    .claims("jmh-10");
+
+    /** The run of the fewest frames, and of the most. */
+    public static ThreadCost shallowest(List<ThreadCost> rows) {
+        return rows.stream().min(java.util.Comparator.comparingInt(ThreadCost::depth)).orElseThrow();
+    }
+
+    public static ThreadCost deepest(List<ThreadCost> rows) {
+        return rows.stream().max(java.util.Comparator.comparingInt(ThreadCost::depth)).orElseThrow();
+    }
+
+    /**
+     * What chapter 03 expects of parked virtual threads at several stack depths (one run each, no spread): the frames
+     * are copied to the heap, so the deepest costs at least twice the shallowest; at the shallowest, about the
+     * source's 1 KB (confirmed up to 1.25 KiB).
+     */
+    public static final Expectations<List<ThreadCost>> DEPTH_EXPECTED =
+            Expectations.<List<ThreadCost>>of("03-stack-depth")
+                    .expect("deeper-costs-more", "the heap per parked virtual thread at the deepest stack measured",
+                            "at the shallowest", rows -> Figure.single(deepest(rows).heapBytesPerThread())
+                                    .over(shallowest(rows).heapBytesPerThread()), Line.atLeast(2))
+                    .claims("sem-15")
+                    .expect("about-1-kib-when-shallow", "the heap per parked virtual thread at the shallowest"
+                                    + " stack measured", "1 KiB",
+                            rows -> Figure.single(shallowest(rows).heapBytesPerThread()).over(1024), Line.atMost(1.25))
+                    .claims("pr-10");
 
     /** Runs S10 with these options in a child JVM. */
     public static ThreadCost run(String kind, int threads, int depth) {
