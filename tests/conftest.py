@@ -80,11 +80,9 @@ def judged_line(total) -> str:
     agree = sum(1 for a, b in shared.values() if a == b)
     twice = JUDGED.get("thresholds twice")
     both = JUDGED.get("shown both ways")
-    left = JUDGED.get("not converted")
-    waiting = f" (chapters {', '.join(left)} not yet judged by declarations)" if twice and left else ""
     return (f"judged: {sum(1 for _, s in measured.values() if s)} figures with spread, {count['confirmed']} confirmed,"
             f" {count['refuted']} refuted, {count['inconclusive']} inconclusive; "
-            f"{'?' if twice is None else twice} thresholds stated twice{waiting}; ledger and chapters agree on {agree} of"
+            f"{'?' if twice is None else twice} thresholds stated twice; ledger and chapters agree on {agree} of"
             f" {len(shared)} shared claims; {'?' if both is None else both} rules, each shown both ways with possible"
             " inputs")
 

@@ -14,9 +14,6 @@ from conftest import HOME, JUDGED, jbang
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 # A notebook that still states a threshold for an outcome: a chapter not yet judged by its declarations.
 MEANING_CALL = re.compile(r"\bMeaning\.(share|times|compare)\(")
-# The chapters whose notebooks still judge with Meaning (issue 33 converts them one by one). The summary line counts
-# their cells; a chapter leaves this set when it is converted, and a converted chapter may never state one again.
-NOT_YET_CONVERTED = {"03", "05"}
 
 
 def declarations() -> list[dict]:
@@ -70,12 +67,7 @@ def thresholds_stated_twice(decls: list[dict]) -> list[str]:
 def test_no_threshold_is_stated_twice():
     found = thresholds_stated_twice(declarations())
     JUDGED["thresholds twice"] = len(found)
-    JUDGED["not converted"] = sorted(NOT_YET_CONVERTED)
-    waiting = [f for f in found if f[:2] in NOT_YET_CONVERTED]
-    converted = {f[:2] for f in waiting}
-    assert not [f for f in found if f not in waiting], "\n".join(f for f in found if f not in waiting)
-    assert converted == NOT_YET_CONVERTED, (f"chapters {sorted(NOT_YET_CONVERTED - converted)} no longer state a"
-                                            " threshold: take them out of NOT_YET_CONVERTED")
+    assert not found, "\n".join(found)
 
 
 def test_every_declared_expectation_is_shown_both_ways_with_possible_inputs():
