@@ -235,10 +235,10 @@ def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03
     per_frame = (heaps[-1] - heaps[0]) / (depth[-1]["depth"] - depth[0]["depth"])
     report(f"03 heap per parked virtual thread over a platform thread's RSS:"
            f" {ratio(cost['virtual-heap-a-tenth-at-most'])}; platform RSS over 1 MiB"
-           f" {ratio(cost['platform-rss-over-1-mib'])}; OS threads per virtual thread"
+           f" {ratio(cost['platform-rss-over-1-mib'])}; heap per blocked virtual thread over 1 KiB"
+           f" {ratio(cost['about-1-kib-a-blocked-virtual-thread'])}; OS threads per virtual thread"
            f" {ratio(cost['no-os-thread-per-virtual-thread'])}; depth {depth[-1]['depth']} over {depth[0]['depth']}:"
-           f" {ratio(deep['deeper-costs-more'])} ({per_frame:.0f} B per frame); at depth {depth[0]['depth']} over"
-           f" 1 KiB: {ratio(deep['about-1-kib-when-shallow'])}; chunks per parked thread"
+           f" {ratio(deep['deeper-costs-more'])} ({per_frame:.0f} B per frame); chunks per parked thread"
            f" {ratio(chunks['a-chunk-per-parked-thread'])}")
 
 

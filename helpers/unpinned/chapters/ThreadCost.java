@@ -70,7 +70,8 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
     /**
      * What chapter 03 expects of blocked threads (each count one run, no spread): a platform thread holds an OS
      * thread, whose resident stack pages and bookkeeping are what the sources call 1-2 MB (reserved, so only part is
-     * resident); a virtual thread holds no OS thread, and its heap is a small part of a platform thread's RSS.
+     * resident); a virtual thread holds no OS thread, and its heap is a small part of a platform thread's RSS,
+     * about the source's 1 KB (confirmed up to 1.25 KiB).
      */
     public static final Expectations<List<ThreadCost>> COST_EXPECTED =
             Expectations.<List<ThreadCost>>of("03-thread-cost")
@@ -90,6 +91,13 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                                     .over(2.0 * 1024 * 1024), Line.atLeast(0.5))
                     .claims("sem-1")
                     .untestableWhen(ThreadCost::noRss)
+                    // 10,000 threads left a few MB of GC noise that moved one run between 0.9 and 2.2 KiB a
+                    // thread; at the largest count the same noise is a tenth of that per thread.
+                    .expect("about-1-kib-a-blocked-virtual-thread", "the heap per blocked virtual thread (largest"
+                                    + " count, 10 frames)", "1 KiB",
+                            rows -> Figure.single(largest(rows, "virtual").heapBytesPerThread()).over(1024),
+                            Line.atMost(1.25))
+                    .claims("pr-10")
                     .expect("no-os-thread-per-virtual-thread", "the platform threads alive while the most virtual"
                                     + " threads were blocked", "those virtual threads",
                             rows -> Figure.exact(largest(rows, "virtual").liveThreads())
@@ -107,19 +115,14 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
 
     /**
      * What chapter 03 expects of parked virtual threads at several stack depths (one run each, no spread): the frames
-     * are copied to the heap, so the deepest costs at least twice the shallowest; at the shallowest, about the
-     * source's 1 KB (confirmed up to 1.25 KiB).
+     * are copied to the heap, so the deepest costs at least twice the shallowest.
      */
     public static final Expectations<List<ThreadCost>> DEPTH_EXPECTED =
             Expectations.<List<ThreadCost>>of("03-stack-depth")
                     .expect("deeper-costs-more", "the heap per parked virtual thread at the deepest stack measured",
                             "at the shallowest", rows -> Figure.single(deepest(rows).heapBytesPerThread())
                                     .over(shallowest(rows).heapBytesPerThread()), Line.atLeast(2))
-                    .claims("sem-15")
-                    .expect("about-1-kib-when-shallow", "the heap per parked virtual thread at the shallowest"
-                                    + " stack measured", "1 KiB",
-                            rows -> Figure.single(shallowest(rows).heapBytesPerThread()).over(1024), Line.atMost(1.25))
-                    .claims("pr-10");
+                    .claims("sem-15");
 
     /** Runs S10 with these options in a child JVM. */
     public static ThreadCost run(String kind, int threads, int depth) {
