@@ -76,14 +76,13 @@ def judged_line(total) -> str:
     latest = {(e, i): (v, spread) for e, i, v, spread, _ in total.judged}
     measured = {k: v for k, v in latest.items() if v[0] != "not run"}
     count = {w: sum(1 for v, _ in measured.values() if v == w) for w in ("confirmed", "refuted", "inconclusive")}
-    shared = page.shared_claims(total)
-    agree = sum(1 for a, b in shared.values() if a == b)
+    agree, shared = page.agreement(total)
     twice = JUDGED.get("thresholds twice")
     both = JUDGED.get("shown both ways")
     return (f"judged: {sum(1 for _, s in measured.values() if s)} figures with spread, {count['confirmed']} confirmed,"
             f" {count['refuted']} refuted, {count['inconclusive']} inconclusive; "
             f"{'?' if twice is None else twice} thresholds stated twice; ledger and chapters agree on {agree} of"
-            f" {len(shared)} shared claims; {'?' if both is None else both} rules, each shown both ways with possible"
+            f" {shared} shared claims; {'?' if both is None else both} rules, each shown both ways with possible"
             " inputs")
 
 

@@ -50,6 +50,8 @@ class PageCount:
     judged: list = field(default_factory=list)
     # each claims table's verdicts: {claim: verdict}
     ledger: dict = field(default_factory=dict)
+    # per page added with add_page: {claim: (paragraph's verdict, table's)}, each page judged on its own run
+    pages: list = field(default_factory=list)
 
     def add(self, other: "PageCount") -> None:
         self.charts += other.charts
@@ -60,6 +62,13 @@ class PageCount:
         self.failures += other.failures
         self.judged += other.judged
         self.ledger.update(other.ledger)
+        self.pages += other.pages
+
+    def add_page(self, page: "PageCount") -> None:
+        """Adds a whole page's count, keeping which of its claims its paragraphs and its table agree on: two runs
+        of a chapter (headless and in the browser) may judge a near-line claim differently, each page in itself."""
+        self.add(page)
+        self.pages.append(shared_claims(page))
 
 
 TOTAL = PageCount()
@@ -427,6 +436,15 @@ def shared_claims(count: PageCount) -> dict[str, tuple[str, str]]:
                 table = count.ledger[c]
                 shared[c] = (verdict, "not run" if table == "not run yet" else table)
     return shared
+
+
+def agreement(count: PageCount) -> tuple[int, int]:
+    """(claims whose paragraph and table agree on every page that decides them, claims some page decides both)."""
+    agrees: dict[str, bool] = {}
+    for shared in count.pages:
+        for c, (a, b) in shared.items():
+            agrees[c] = agrees.get(c, True) and a == b
+    return sum(agrees.values()), len(agrees)
 
 
 def disagreements(count: PageCount) -> list[str]:

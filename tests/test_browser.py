@@ -233,7 +233,8 @@ def test_run_all_in_jupyterlab(path, lab, page):
                 checked.failures.append(f"{name} cell {i} (browser): a table is cut off at the page's edge: {wide}")
             if dom[i]["raggedCode"]:
                 checked.failures.append(f"{name} cell {i} (browser): code side by side is not left-aligned and unwrapped")
-        page_check.TOTAL.add(checked)
+        checked.failures += [f"{name} (browser): {p}" for p in page_check.disagreements(checked)]
+        page_check.TOTAL.add_page(checked)
         problems += checked.failures
         flames, flame_problems = _shoot_flame_graphs(page, name, _flame_graph_cells(wire, code))
         problems += flame_problems

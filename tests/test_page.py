@@ -15,7 +15,7 @@ def test_the_executed_page_shows_what_the_run_measured(path):
     executed(path.name)
     nb = nbformat.read(BUILD / path.name, as_version=4)
     count = page.check_notebook(path.name, nb)
-    page.TOTAL.add(count)
+    page.TOTAL.add_page(count)
     assert not count.failures, f"{path.name}: {len(count.failures)} problems on the page:\n" + "\n".join(count.failures)
 
 
