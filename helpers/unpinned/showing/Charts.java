@@ -1094,7 +1094,7 @@ public final class Charts {
      * bar positions follow XChart 3.8.8's PlotContent_Category_Bar for side-by-side (not stacked, not
      * overlapped) bars; ChartsTest checks that the whiskers land on the bars.
      */
-    static final class ErrorBars extends Annotation {
+    static final class ErrorBars extends OnBarAxis {
         private final int seriesIndex;
         private final List<Double> values;
         private final List<Double> errors;
@@ -1105,7 +1105,6 @@ public final class Charts {
         }
 
         ErrorBars(int seriesIndex, List<Double> values, List<Double> errors) {
-            super(false);
             this.seriesIndex = seriesIndex;
             this.values = List.copyOf(values);
             this.errors = List.copyOf(errors);
@@ -1135,9 +1134,9 @@ public final class Charts {
                 double e = errors.get(i);
                 if (Double.isNaN(v) || Double.isNaN(e)) continue;
                 double x = first + i * step;
-                double hi = clamp(barY(chart, v + e, plotTop, plotBottom, getYAxisScreenValue(v + e)), plotTop, plotBottom);
+                double hi = clamp(y(v + e), plotTop, plotBottom);
                 // On a log axis v - e <= 0 is below any axis: the whisker runs to the bottom of the plot.
-                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(barY(chart, v - e, plotTop, plotBottom, getYAxisScreenValue(v - e)), plotTop, plotBottom);
+                double lo = st.isYAxisLogarithmic() && v - e <= 0 ? plotBottom : clamp(y(v - e), plotTop, plotBottom);
                 g.draw(new Line2D.Double(x, hi, x, lo));
                 whiskers.add(new Rectangle2D.Double(x - cap, hi - 1, 2 * cap, lo - hi + 2));
                 g.draw(new Line2D.Double(x - cap, hi, x + cap, hi));
@@ -1148,32 +1147,39 @@ public final class Charts {
         }
     }
 
-    /** A dashed horizontal line across the plot at {@code value}; {@link Overlay} puts its {@code label} beside it. */
     /**
-     * Where value {@code v} sits on a bar chart's y axis, in pixels, the way XChart 3.8.8's bar plot puts it: the
-     * axis's span over the plot's content size, centred in the plot. XChart's own Annotation.getYAxisScreenValue
-     * gives the plot's top for every value once the category labels stand upright (90 degrees), which drew lines,
-     * whiskers and labels at the top; with the axis's ends set (every bar chart here sets them, else XChart's value).
+     * An annotation on a bar chart that places values on its y axis the way XChart 3.8.8's bar plot does: the axis's
+     * span over the plot's content size, centred in the plot. XChart's own Annotation.getYAxisScreenValue gives the
+     * plot's top for every value once the category labels stand upright (90 degrees), which drew lines, whiskers and
+     * labels at the top. Where the axis's ends are not set (or on an x/y chart), XChart's own value.
      */
-    static double barY(Chart<?, ?> chart, double v, double plotTop, double plotBottom, double xchart) {
-        if (!(chart instanceof CategoryChart cc)) return xchart;
-        CategoryStyler st = cc.getStyler();
-        Double min = st.getYAxisMin(), max = st.getYAxisMax();
-        if (min == null || max == null || !(max > min)) return xchart;
-        boolean log = st.isYAxisLogarithmic();
-        if (log && (min <= 0 || v <= 0)) return xchart;
-        double lo = log ? Math.log10(min) : min, hi = log ? Math.log10(max) : max, at = log ? Math.log10(v) : v;
-        double height = plotBottom - plotTop;
-        double span = st.getPlotContentSize() * height;
-        return plotBottom - ((height - span) / 2 + (at - lo) / (hi - lo) * span);
+    abstract static class OnBarAxis extends Annotation {
+        OnBarAxis() {
+            super(false);
+        }
+
+        double y(double v) {
+            double xchart = getYAxisScreenValue(v);
+            if (!(chart instanceof CategoryChart cc)) return xchart;
+            CategoryStyler st = cc.getStyler();
+            Double min = st.getYAxisMin(), max = st.getYAxisMax();
+            if (min == null || max == null || !(max > min)) return xchart;
+            boolean log = st.isYAxisLogarithmic();
+            if (log && (min <= 0 || v <= 0)) return xchart;
+            double lo = log ? Math.log10(min) : min, hi = log ? Math.log10(max) : max, at = log ? Math.log10(v) : v;
+            double plotTop = getYAxisScreenValueForMin(), plotBottom = getYAxisScreenValueForMax();
+            double height = plotBottom - plotTop;
+            double span = st.getPlotContentSize() * height;
+            return plotBottom - ((height - span) / 2 + (at - lo) / (hi - lo) * span);
+        }
     }
 
-    static final class ReferenceLine extends Annotation {
+    /** A dashed horizontal line across the plot at {@code value}; {@link Overlay} puts its {@code label} beside it. */
+    static final class ReferenceLine extends OnBarAxis {
         private final double value;
         private final String label;
 
         ReferenceLine(double value, String label) {
-            super(false);
             this.value = value;
             this.label = label;
         }
@@ -1182,7 +1188,7 @@ public final class Charts {
         public void paint(Graphics2D g) {
             double left = getXAxisScreenValueForMin();
             double right = getXAxisScreenValueForMax();
-            double y = barY(chart, value, getYAxisScreenValueForMin(), getYAxisScreenValueForMax(), getYAxisScreenValue(value));
+            double y = y(value);
             RenderingHints saved = g.getRenderingHints();
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
             g.setColor(REFERENCE);
@@ -1208,14 +1214,10 @@ public final class Charts {
      * passed over; a value with no free place is left out (the table beside the chart has it). Every box it drew,
      * and every bar and line, goes into the chart's record ({@link ChartReading}).
      */
-    static final class Overlay extends Annotation implements ChartReading.Boxed {
+    static final class Overlay extends OnBarAxis implements ChartReading.Boxed {
         /** The least room, px, between two labels side by side. */
         static final int LABEL_GAP = 4;
         private final List<DrawnChart.Box> boxes = new ArrayList<>();
-
-        Overlay() {
-            super(false);
-        }
 
         @Override
         public List<DrawnChart.Box> boxes() {
@@ -1241,7 +1243,7 @@ public final class Charts {
             double step = content / categories;
             double fill = st.getAvailableSpaceFill();
             double barWidth = step / names.size() * fill;
-            double zero = st.isYAxisLogarithmic() ? plotBottom : clamp(barY(chart, 0, plotTop, plotBottom, getYAxisScreenValue(0)), plotTop, plotBottom);
+            double zero = st.isYAxisLogarithmic() ? plotBottom : clamp(y(0), plotTop, plotBottom);
             record Bar(String owner, Rectangle2D box, double value) {}
             List<Bar> bars = new ArrayList<>();
             for (int k = 0; k < names.size(); k++) {
@@ -1250,7 +1252,7 @@ public final class Charts {
                     Number n = ys.get(i);
                     if (n == null) continue;
                     double x = left + (width - content) / 2 + step * i + step * (1 - fill) / 2 + k * barWidth;
-                    double top = clamp(barY(chart, n.doubleValue(), plotTop, plotBottom, getYAxisScreenValue(n.doubleValue())), plotTop, plotBottom);
+                    double top = clamp(y(n.doubleValue()), plotTop, plotBottom);
                     Rectangle2D box = new Rectangle2D.Double(x, Math.min(top, zero), barWidth, Math.abs(zero - top));
                     String owner = names.get(k) + " #" + i;
                     bars.add(new Bar(owner, box, n.doubleValue()));
@@ -1263,7 +1265,7 @@ public final class Charts {
             List<ReferenceLine> lines = new ArrayList<>();
             for (Object a : ChartReading.annotations(cc)) if (a instanceof ReferenceLine r) lines.add(r);
             for (ReferenceLine r : lines) {
-                double y = barY(chart, r.value(), plotTop, plotBottom, getYAxisScreenValue(r.value()));
+                double y = y(r.value());
                 boxes.add(new DrawnChart.Box("line", r.label(), left, y - 1, right - left, 2, ""));
             }
             RenderingHints saved = g.getRenderingHints();
@@ -1273,7 +1275,7 @@ public final class Charts {
             g.setColor(REFERENCE);
             g.setFont(lineFont);
             for (ReferenceLine r : lines) {
-                double y = barY(chart, r.value(), plotTop, plotBottom, getYAxisScreenValue(r.value()));
+                double y = y(r.value());
                 int w = lm.stringWidth(r.label());
                 int h = lm.getAscent() + lm.getDescent();
                 List<Rectangle2D> places = new ArrayList<>(List.of(
@@ -1296,8 +1298,9 @@ public final class Charts {
                 Rectangle2D at = free(places, plot, taken, keepOff, boxes, r.label(), "");
                 if (at == null) at = free(places, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
                 // Bars cross the line everywhere: the free place in the plot nearest the line, its label in its colour.
-                if (at == null) at = free(farther(plot, y, w, h), plot, taken, keepOff, boxes, r.label(), "");
-                if (at == null) at = free(farther(plot, y, w, h), plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
+                List<Rectangle2D> anywhere = at == null ? farther(plot, y, w, h) : List.of();
+                if (at == null) at = free(anywhere, plot, taken, keepOff, boxes, r.label(), "");
+                if (at == null) at = free(anywhere, plot, taken, bars.stream().map(Bar::box).toList(), boxes, r.label(), "");
                 if (at == null) at = places.get(0); // drawn all the same, and the record shows what it covers
                 g.drawString(r.label(), (float) at.getX(), (float) (at.getY() + lm.getAscent()));
                 taken.add(at);
@@ -1338,7 +1341,6 @@ public final class Charts {
             bounds = plot;
         }
 
-        // The first place inside the plot that covers no label, other bar, whisker or line.
         /** Places for a w x h label anywhere in the plot, on a grid, nearest to height y first. */
         private static List<Rectangle2D> farther(Rectangle2D plot, double y, int w, int h) {
             List<Rectangle2D> grid = new ArrayList<>();
@@ -1351,6 +1353,7 @@ public final class Charts {
             return grid;
         }
 
+        // The first place inside the plot that covers no label, other bar, whisker or line.
         private static Rectangle2D free(List<Rectangle2D> places, Rectangle2D plot, List<Rectangle2D> taken,
                                         List<Rectangle2D> bars, List<DrawnChart.Box> drawn, String text, String owner) {
             for (Rectangle2D p : places) {
