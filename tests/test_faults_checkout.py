@@ -168,23 +168,8 @@ def test_make_book_ended_by_any_signal_takes_the_kernel_and_its_jvms_with_it(sig
     course whose cell starts a sleep server and sleeps, ended by SIGHUP (the terminal closed), SIGTERM (a CI timeout)
     or SIGKILL to its process group: the kernel's launcher, the kernel's JVM and the server's JVM must end within
     seconds (they lead a session of their own, so the signal never reaches them)."""
-    import nbformat
-    from test_faults_processes import TINY_NOTEBOOK_CELLS, _descendants, _wait_for_descendant
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in TINY_NOTEBOOK_CELLS])
-    nb.metadata["kernelspec"] = {"name": "unpinned", "display_name": "Java (unpinned)", "language": "java"}
-    chapters = tmp_path / "notebooks"
-    chapters.mkdir()
-    nbformat.write(nb, chapters / "00-tiny.ipynb")
-    build = (f"import sys; sys.path.insert(0, {str(HOME / 'tools')!r}); import book; from pathlib import Path; "
-             f"book.NOTEBOOKS = Path({str(chapters)!r}); book.EXECUTED = Path({str(tmp_path / 'executed')!r}); "
-             "sys.exit(book.main(['book', '--fresh']))")
-    make_book = (f"import sys; sys.path.insert(0, {str(HOME / 'tools')!r}); import course; "
-                 f"sys.exit(course.run_to_end([sys.executable, '-c', {build!r}], course.course_env()))")
-    log = tmp_path / "out.log"
-    env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path / "results"))
-    with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-c", make_book], cwd=HOME, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    from test_faults_processes import _descendants, _wait_for_descendant, start_tiny_book
+    proc, log = start_tiny_book(tmp_path)
     tree: list[psutil.Process] = []
     try:
         server = _wait_for_descendant(proc, "unpinned.snippets.S04_SleepServer", log)

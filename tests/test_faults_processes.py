@@ -139,18 +139,15 @@ TINY_NOTEBOOK_CELLS = [
 ]
 
 
-@pytest.mark.fault
-def test_ctrl_c_on_make_book_stops_the_kernel_and_its_jvms(tmp_path):
-    """`make book`'s path (tools/course.py runs tools/book.py, which executes a chapter on the course kernel) on a
-    one-chapter course whose cell starts a sleep server and sleeps; Ctrl-C (SIGINT to the process group, as a
-    terminal sends it) must end the build with one line, and the kernel and the server's JVM within seconds."""
+def start_tiny_book(tmp_path: Path, **popen) -> tuple[subprocess.Popen, Path]:
+    """`make book`'s path (course.py runs book.py, --fresh: execute) on a one-chapter course of TINY_NOTEBOOK_CELLS,
+    in a session of its own; returns the process and its log."""
     import nbformat
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in TINY_NOTEBOOK_CELLS])
     nb.metadata["kernelspec"] = {"name": "unpinned", "display_name": "Java (unpinned)", "language": "java"}
     chapters = tmp_path / "notebooks"
     chapters.mkdir()
     nbformat.write(nb, chapters / "00-tiny.ipynb")
-    # book.py's main, on the one chapter (--fresh: execute it), run as course.py runs it
     build = (f"import sys; sys.path.insert(0, {str(HOME / 'tools')!r}); import book; from pathlib import Path; "
              f"book.NOTEBOOKS = Path({str(chapters)!r}); book.EXECUTED = Path({str(tmp_path / 'executed')!r}); "
              "sys.exit(book.main(['book', '--fresh']))")
@@ -160,9 +157,17 @@ def test_ctrl_c_on_make_book_stops_the_kernel_and_its_jvms(tmp_path):
     env = dict(os.environ, UNPINNED_RESULTS=str(tmp_path / "results"))
     with log.open("w") as out:
         proc = subprocess.Popen([sys.executable, "-c", make_book], cwd=HOME, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
-                                # a terminal's Ctrl-C reaches a SIGINT at its default, even from a background suite
-                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True, **popen)
+    return proc, log
+
+
+@pytest.mark.fault
+def test_ctrl_c_on_make_book_stops_the_kernel_and_its_jvms(tmp_path):
+    """`make book`'s path (tools/course.py runs tools/book.py, which executes a chapter on the course kernel) on a
+    one-chapter course whose cell starts a sleep server and sleeps; Ctrl-C (SIGINT to the process group, as a
+    terminal sends it) must end the build with one line, and the kernel and the server's JVM within seconds."""
+    # a terminal's Ctrl-C reaches a SIGINT at its default, even from a background suite
+    proc, log = start_tiny_book(tmp_path, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     tree: list[psutil.Process] = []
     try:
         server = _wait_for_descendant(proc, "unpinned.snippets.S04_SleepServer", log)
