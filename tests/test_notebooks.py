@@ -214,7 +214,7 @@ def test_03_one_thread_runs_ten_thousand_sleepers_in_about_one_sleep(chapter_03_
     report(f"03 {r['sleepers']:,} sleepers of {r['sleepMs']} ms, time over one sleep: one thread"
            f" {ratio(sleepers['one-thread-overlaps'])}; virtual threads {ratio(sleepers['virtual-threads-overlap'])};"
            f" Thread.sleep in our continuation over its sleeps in a row {ratio(blocking['sleeps-in-a-row'])};"
-           f" carrier changes over (P - 1) / P {ratio(hop['about-one-in-p'])}")
+           f" carrier changes over (P - 1) / P {ratio(hop['not-tied-to-a-carrier'])}")
 
 
 def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03_ran):

@@ -198,6 +198,8 @@ public class DeclarationsTest {
     void carrierHops() {
         shownBothWays(Mounting.HOPS_EXPECTED, List.of(
                 new Mounting.Hops(8, 200, 800, 2, 2),
+                // two carriers taking turns: a change after almost every block, past a random pick's share
+                new Mounting.Hops(8, 200, 1_550, 2, 2),
                 // threads that kept to their carrier: almost no changes
                 new Mounting.Hops(8, 200, 50, 2, 2),
                 new Mounting.Hops(4, 200, 0, 1, 1)));
