@@ -231,6 +231,20 @@ def strip_rules(source: str) -> str:
     return "\n".join(lines)
 
 
+def with_speaker_notes(cells: list) -> list:
+    """A presenter's notes are kept out of the learner's notebook, in a cell's metadata.speaker_notes (markdown); on
+    the slides each becomes a notes cell after its cell, shown in reveal.js's speaker view (S)."""
+    import nbformat
+
+    out = []
+    for cell in cells:
+        out.append(cell)
+        notes = cell.get("metadata", {}).get("speaker_notes")
+        if notes:
+            out.append(nbformat.v4.new_markdown_cell(notes, metadata={"slideshow": {"slide_type": "notes"}}))
+    return out
+
+
 def render_slides(books: list, ran: list[str]) -> dict:
     from nbconvert import SlidesExporter
 
@@ -245,6 +259,7 @@ def render_slides(books: list, ran: list[str]) -> dict:
     rows = []
     for source, nb in books:
         deck = _prepare(nb, ".slides.html")
+        deck.cells = with_speaker_notes(deck.cells)
         deck.cells = split_at_headings(deck.cells)
         for cell in deck.cells:
             if cell.cell_type == "markdown":
