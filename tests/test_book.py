@@ -176,6 +176,13 @@ def test_sections_inside_a_markdown_cell_get_slides_of_their_own():
     assert book.strip_rules("A setext heading\n---") == "A setext heading\n---"
 
 
+def test_a_cells_speaker_notes_become_a_notes_slide_after_it():
+    said = nbformat.v4.new_markdown_cell("## A chart", metadata={"speaker_notes": "Point at the lone dot."})
+    cells = book.with_speaker_notes([said, nbformat.v4.new_markdown_cell("plain")])
+    assert [c.source for c in cells] == ["## A chart", "Point at the lone dot.", "plain"]
+    assert cells[1].metadata["slideshow"]["slide_type"] == "notes"
+
+
 def test_make_book_and_make_slides_set_up_then_run_tools_book_py(monkeypatch):
     calls = []
     monkeypatch.setattr(course, "setup_and_report", lambda: calls.append("set-up"))
