@@ -228,6 +228,21 @@ public class JmhTest {
     }
 
     @Test
+    void aBenchmarkThatFindsJmhsLockTakenAsItStartsWaitsAndStartsAgain(@TempDir Path tmp) throws Exception {
+        Path home = fakeCourse(tmp.resolve("raced"), 1, 0);
+        Path jbang = home.resolve("tools/jbang");
+        // the first start loses JMH's lock to a benchmark that took it a moment earlier
+        Path tried = home.resolve("tried");
+        Files.writeString(jbang, Files.readString(jbang).replaceFirst("\n", "\n[ -e '" + tried + "' ] || { touch '" + tried + "';"
+                + " echo 'S01: the benchmark failed (ERROR: Another JMH instance might be running. Unable to acquire"
+                + " the JMH lock (/tmp/jmh.lock), exiting.)'; exit 1; }\n"));
+        RunGuard.reset();
+        assertEquals(1, Jmh.run(home, "S01_X.java", Map.of()).size());
+        assertTrue(Files.exists(tried), "the first start was refused");
+        assertFalse(RunGuard.halted(), "the second start measured: nothing in the queue is refused");
+    }
+
+    @Test
     void aRunThatFailsOrReportsFewerResultsThanItStartedRaises(@TempDir Path tmp) throws Exception {
         assertEquals(1, Jmh.run(fakeCourse(tmp.resolve("ok"), 1, 0), "S01_X.java", Map.of()).size());
         IllegalStateException failed = assertThrows(IllegalStateException.class,

@@ -52,6 +52,11 @@ public final class RunGuard {
         check("showing results");
     }
 
+    /** The measurement {@code what} that stopped the queue is being started again: its stop no longer holds. */
+    public static synchronized void lift(String what) {
+        if (what.equals(stopped)) stopped = null;
+    }
+
     /** Whether a stop is in force (for tests). */
     public static synchronized boolean halted() {
         return stopped != null;

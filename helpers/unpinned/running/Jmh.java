@@ -3,6 +3,7 @@ package unpinned.running;
 import unpinned.core.Figure;
 
 import unpinned.core.Course;
+import unpinned.core.RunGuard;
 import unpinned.core.Json;
 
 import com.google.gson.JsonArray;
@@ -166,7 +167,24 @@ public final class Jmh {
 
     static List<Result> run(Path home, String snippet, Map<String, String> params, String... jmhArgs) {
         List<String> command = command(home, snippet, params, jmhArgs);
-        awaitOtherBenchmarks(LOCK_WAIT);
+        long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+        while (true) {
+            awaitOtherBenchmarks(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            Progress progress = new Progress();
+            try {
+                return runOnce(home, snippet, new ArrayList<>(command), progress);
+            } catch (IllegalStateException e) {
+                // Another benchmark can take JMH's lock between the wait above and this JMH's start (it takes seconds
+                // to start): then nothing was measured, and waiting again is all there is to do.
+                if (!progress.lockRefused || System.nanoTime() > deadline) throw e;
+                RunGuard.lift(ChildRun.label(snippet));
+                System.out.println("another JMH benchmark took JMH's lock as this one started: waiting for it to end,"
+                        + " then starting again");
+            }
+        }
+    }
+
+    private static List<Result> runOnce(Path home, String snippet, List<String> command, Progress progress) {
         Path report;
         try {
             report = Files.createTempFile("unpinned-jmh-", ".json");
@@ -174,7 +192,6 @@ public final class Jmh {
             throw new UncheckedIOException("cannot create a temporary file for the JMH report", e);
         }
         command.addAll(List.of("-rf", "json", "-rff", report.toString()));
-        Progress progress = new Progress();
         try (ChildRun child = ChildRun.start(ChildRun.label(snippet), home, command, progress::line)) {
             child.awaitExit();
             String json = Files.readString(report, StandardCharsets.UTF_8);
@@ -231,12 +248,15 @@ public final class Jmh {
         private static final Pattern ITERATION = Pattern.compile("(# Warmup )?Iteration\\s+(\\d+): ([0-9.,]+) (\\S+).*");
         private static final Pattern RESULT = Pattern.compile("\\s+([0-9.,]+) ±\\(99\\.9%\\) ([0-9.,]+) (\\S+).*");
         int started;
+        /** JMH refused to start: another benchmark held its lock. */
+        boolean lockRefused;
         private int warmups, iterations;
         private String name = "";
         private boolean resultNext;
 
         String line(String line) {
             Matcher m;
+            if (line.contains("Unable to acquire the JMH lock")) lockRefused = true;
             if (line.startsWith("[jbang] ")) return line.substring(8);
             if ((m = ITERATIONS.matcher(line)).matches()) {
                 if (m.group(1).equals("Warmup")) warmups = Integer.parseInt(m.group(2));
