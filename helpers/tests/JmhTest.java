@@ -240,6 +240,9 @@ public class JmhTest {
         assertEquals(1, Jmh.run(home, "S01_X.java", Map.of()).size());
         assertTrue(Files.exists(tried), "the first start was refused");
         assertFalse(RunGuard.halted(), "the second start measured: nothing in the queue is refused");
+        assertEquals("another benchmark holds JMH's lock", new Jmh.Progress().line("S01: the benchmark failed (ERROR:"
+                + " Another JMH instance might be running. Unable to acquire the JMH lock (/tmp/jmh.lock), exiting.)"),
+                "a passing line, not the refusal with its temporary path");
     }
 
     @Test

@@ -256,7 +256,10 @@ public final class Jmh {
 
         String line(String line) {
             Matcher m;
-            if (line.contains("Unable to acquire the JMH lock")) lockRefused = true;
+            if (line.contains("Unable to acquire the JMH lock")) {
+                lockRefused = true;
+                return "another benchmark holds JMH's lock"; // a passing state, not trouble: run() waits and retries
+            }
             if (line.startsWith("[jbang] ")) return line.substring(8);
             if ((m = ITERATIONS.matcher(line)).matches()) {
                 if (m.group(1).equals("Warmup")) warmups = Integer.parseInt(m.group(2));
