@@ -582,6 +582,61 @@ def test_06_the_seminar_endpoints_stay_under_their_bounds(chapter_06_ran):
            f" servers")
 
 
+LITTLE_BAND = (0.8, 1.25)  # users / (throughput x mean) of a closed loop with no think time: 1, less the window's edges
+
+
+def little_windows(rows: list[dict]) -> tuple[list[tuple[str, float, float]], list[str]]:
+    """Each load window's users / (throughput x mean response) with its spread, where the window lasts at least the
+    response Little's law predicts (users / throughput); and the windows too short to check, named: in a window
+    shorter than a user's wait, the mean counts only the requests that finished, the first in the queue."""
+    checked, short = [], []
+    for r in rows:
+        name = f"{r.get('experiment') or ''} {r.get('mode') or r.get('impl')} {r['users']} users".strip()
+        if not r["throughput"] > 0:
+            short.append(f"{name} (no request finished)")
+            continue
+        wait = r["users"] / r["throughput"]
+        if r["windowSeconds"] < wait:
+            short.append(f"{name} ({r['windowSeconds']:g} s < {wait:.0f} s)")
+            continue
+        ratio = r["users"] / (r["throughput"] * r["meanMs"] / 1000)
+        parts = [(r.get("throughputSpread") or 0) / r["throughput"], (r.get("meanMsSpread") or 0) / r["meanMs"]]
+        checked.append((name, ratio, ratio * math.hypot(*[x for x in parts if x == x])))
+    return checked, short
+
+
+def test_06_every_load_window_obeys_littles_law_or_is_named_too_short(chapter_06_ran):
+    rows = latest_result(chapter_06_ran, "06-pull-request")["data"]
+    rows += latest_result(chapter_06_ran, "06-jdk25-post")["data"]["runs"]
+    rows += latest_result(chapter_06_ran, "06-seminar")["data"]
+    rows += [dict(r, experiment="order") for r in latest_result(chapter_06_ran, "06-order-mvc-vs-webflux")["data"]]
+    checked, short = little_windows(rows)
+    lo, hi = LITTLE_BAND
+    broken = [f"{n}: {x:.2f} ± {e:.2f}" for n, x, e in checked if x + e < lo or x - e > hi]
+    assert checked and not broken, f"closed-loop windows off Little's law beyond their spread: {broken}"
+    top: dict[tuple, dict] = {}  # each experiment and mode at its most users
+    for r in rows:
+        key = (r["experiment"], r.get("mode") or r.get("impl"))
+        if key not in top or r["users"] > top[key]["users"]:
+            top[key] = r
+    p99 = [f"{e} {m} {_ms(r['p99Ms'])}" for (e, m), r in top.items()]
+    report(f"06 tail latency, every mode at its most users: p99 {', '.join(p99)}; Little's law (users / (throughput x"
+           f" mean)): {len(checked)} of {len(checked)} windows within {lo}-{hi} or their spread"
+           f" ({min(x for _, x, _ in checked):.2f} to {max(x for _, x, _ in checked):.2f}); shorter than the wait,"
+           f" not checked: {', '.join(short) or 'none'}")
+
+
+def test_the_little_check_finds_a_window_off_the_law_and_names_a_short_one():
+    row = dict(experiment="pr", mode="virtual threads", users=500, throughput=3600.0, meanMs=139.0, windowSeconds=3.0,
+               throughputSpread=100.0, meanMsSpread=5.0)
+    (name, ratio, spread), = little_windows([row])[0]
+    assert 0.95 < ratio < 1.05 and spread > 0
+    off = little_windows([dict(row, meanMs=60.0)])[0][0]  # a mean that counts only the fast requests
+    assert off[1] - off[2] > LITTLE_BAND[1]
+    assert little_windows([dict(row, mode="Tomcat 10", users=200, throughput=10.0, meanMs=3600.0,
+                                windowSeconds=5.0)])[1] == ["pr Tomcat 10 200 users (5 s < 20 s)"]
+
+
 def _course_jvms(*names: str):
     from conftest import checkout_processes
     return checkout_processes(*names)  # this checkout's only
