@@ -206,6 +206,17 @@ def test_presenter_cells_are_notes_and_hidden_inputs_send_their_logs_to_the_spea
     assert "transient" not in cells[3].metadata and chart.outputs[0].output_type == "stream", "copies, not the cells"
 
 
+BROKEN_NAME = re.compile(r"\b(?:\w+\.){2,}\s+\w")  # spring.threads.virtual. enabled: a dotted name cut at a dot
+
+
+def test_the_seminars_speaker_notes_keep_dotted_names_whole():
+    nb = nbformat.read(HOME / "notebooks" / "09-seminar-in-45-minutes.ipynb", as_version=4)
+    notes = [c.metadata["speaker_notes"] for c in nb.cells if c.metadata.get("speaker_notes")]
+    assert notes and not [m.group(0) for n in notes for m in BROKEN_NAME.finditer(n)]
+    assert BROKEN_NAME.search("`spring.threads.virtual.\nenabled=true`") and \
+        not BROKEN_NAME.search("spring.threads.virtual.enabled=true. Then")
+
+
 def test_make_book_and_make_slides_set_up_then_run_tools_book_py(monkeypatch):
     calls = []
     monkeypatch.setattr(course, "setup_and_report", lambda: calls.append("set-up"))
@@ -546,7 +557,7 @@ AUDIT_JS = """(titles) => Reveal.getSlides().map(s => {
     const i = Reveal.getIndices(s);
     return {h: i.h, v: i.v || 0, title: ((s.querySelector('h1, h2, h3') || {}).textContent || '').trim(),
         notes: Array.from(s.querySelectorAll('aside.notes')).map(a => a.textContent.trim()).join(' ').length,
-        helpers: all('.jp-InputArea').length,
+        helpers: all('.jp-CodeCell .jp-InputArea').length,
         tables: all('table').filter(t => titles.some(x => (t.closest('.jp-OutputArea-output') || t).textContent
             .includes(x))).length,
         live: live.length, fallbacks: live.filter(c => c.querySelector('.seminar-reference img')).length};

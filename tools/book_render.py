@@ -293,7 +293,8 @@ def render_slides(books: list, ran: list[str]) -> dict:
                 cell.source = strip_rules(cell.source)
         course_nav.slide_types(deck.cells)
         resources = {"metadata": {"name": course_nav.notebook_title(nb), "path": str(NOTEBOOKS)},
-                     "deck": {"run": run_text(nb), "book": f"../book/{source.stem}.html"}}
+                     "deck": {"run": run_text(nb), "book": f"../book/{source.stem}.html",
+                              "talk": bool(nb.metadata.get("unpinned", {}).get("talk"))}}
         body, _ = exporter.from_notebook_node(deck, resources=resources)
         (staging / f"{source.stem}.slides.html").write_text(with_hangul_font(body), encoding="utf-8")
         rows.append(dict(_row(source, nb), slides=slide_count(deck)))
