@@ -150,7 +150,10 @@ def runs() -> dict:
     report(f"exercises: {len(EXERCISES)} code exercises, {failing} fail from their start, {passing} pass with their"
            f" solution, {hinted} of {len(WRONG)} wrong answers fail with a hint, "
            + (f"every check ended within its limit (longest {longest:.0f} s)" if not late else
-              f"{len(late)} checks ran past their limit: {', '.join(late)}"))
+              f"{len(late)} checks ran past their limit: {', '.join(late)}")
+           # the workshop (chapter 09) plans each exercise's check with this time
+           + "; each solution's check: " + ", ".join(f"{i} {done[f'solutions/{f}'].seconds:.0f} s"
+                                                     for i, f in EXERCISES.items()))
     print(f"(the {len(plan)} checks took {time.monotonic() - started:.0f} s in all, builds included)")
     return done
 

@@ -26,7 +26,7 @@ import course_base
 import course_health
 import course_nav
 from book_render import render_book, render_slides
-from book_render import coalesce_streams, strip_rules, with_speaker_notes  # noqa: F401 (tests/test_book.py reads the pure functions as book.<name>)
+from book_render import coalesce_streams, for_the_audience, strip_rules, with_speaker_notes  # noqa: F401 (tests/test_book.py reads the pure functions as book.<name>)
 from book_text import (BOOK, CELL_TIMEOUT, EXECUTED, NOTEBOOKS, PROGRESS_EVERY, SLIDES, BookError, _stdout,
                        machine_line)
 from book_text import (charts, duration, external_refs, math_to_mathml, rewrite_links, run_span,  # noqa: F401

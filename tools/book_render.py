@@ -245,6 +245,33 @@ def with_speaker_notes(cells: list) -> list:
     return out
 
 
+HIDE_INPUT = "hide-input"  # a cell's tag: the slides show its outputs (a chart, the code under study), not its code
+
+
+def for_the_audience(cells: list) -> list:
+    """The slides' copy of the cells: a code cell tagged hide-input shows only its outputs, and what it printed (a
+    run's log lines) goes to the speaker view, in a notes cell right after it. A cell that is notes already (a
+    presenter's check or table) keeps its printed lines there."""
+    import nbformat
+
+    out = []
+    for cell in cells:
+        if cell.get("cell_type") != "code" or HIDE_INPUT not in cell.get("metadata", {}).get("tags", []):
+            out.append(cell)
+            continue
+        cell = copy.deepcopy(cell)
+        cell.metadata.setdefault("transient", {})["remove_source"] = True
+        out.append(cell)
+        if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
+            continue
+        logs = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream").strip()
+        cell.outputs = [o for o in cell.outputs if o.get("output_type") != "stream"]
+        if logs:
+            out.append(nbformat.v4.new_markdown_cell("~~~text\n" + logs + "\n~~~",
+                                                     metadata={"slideshow": {"slide_type": "notes"}}))
+    return out
+
+
 def render_slides(books: list, ran: list[str]) -> dict:
     from nbconvert import SlidesExporter
 
@@ -259,14 +286,15 @@ def render_slides(books: list, ran: list[str]) -> dict:
     rows = []
     for source, nb in books:
         deck = _prepare(nb, ".slides.html")
-        deck.cells = with_speaker_notes(deck.cells)
+        deck.cells = with_speaker_notes(for_the_audience(deck.cells))
         deck.cells = split_at_headings(deck.cells)
         for cell in deck.cells:
             if cell.cell_type == "markdown":
                 cell.source = strip_rules(cell.source)
         course_nav.slide_types(deck.cells)
         resources = {"metadata": {"name": course_nav.notebook_title(nb), "path": str(NOTEBOOKS)},
-                     "deck": {"run": run_text(nb), "book": f"../book/{source.stem}.html"}}
+                     "deck": {"run": run_text(nb), "book": f"../book/{source.stem}.html",
+                              "talk": bool(nb.metadata.get("unpinned", {}).get("talk"))}}
         body, _ = exporter.from_notebook_node(deck, resources=resources)
         (staging / f"{source.stem}.slides.html").write_text(with_hangul_font(body), encoding="utf-8")
         rows.append(dict(_row(source, nb), slides=slide_count(deck)))

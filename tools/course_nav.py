@@ -22,6 +22,7 @@ def notebook_title(nb: dict) -> str:
 
 
 KEPT_SLIDE_TYPES = ("fragment", "notes", "skip")  # a presenter's choice for a cell that is not a heading
+PRESENTER = "presenter"  # a cell's tag: for the presenter only (a check, a table, a how-to): the speaker view's
 
 
 def first_heading(source: str) -> str:
@@ -39,7 +40,8 @@ def slide_types(cells: list[dict]) -> None:
     a sub-slide; a code cell tagged `chart` starts a sub-slide too, so the chart shows whole at the top of the
     screen (with what follows it, "What it means"), not below a screenful of code; the code cells after the
     `## Exercises` heading (answer stubs, and checks that print "not answered yet") are skipped. Any other cell
-    joins the slide above ("-"), unless it carries a presenter's fragment, notes or skip, which is kept."""
+    joins the slide above ("-"), unless it carries a presenter's fragment, notes or skip, which is kept. A cell
+    tagged `presenter` (headings too) is notes: the speaker view shows it, the audience never does."""
     exercises = False
     for cell in cells:
         source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
@@ -47,6 +49,8 @@ def slide_types(cells: list[dict]) -> None:
         kind = old if old in KEPT_SLIDE_TYPES else "-"
         if cell.get("id") in (NAV_TOP, NAV_BOTTOM):
             kind = "skip"
+        elif PRESENTER in cell.get("metadata", {}).get("tags", []):
+            kind = "notes"
         elif cell["cell_type"] == "markdown":
             heading = first_heading(source)
             if heading.startswith(("# ", "## ")):

@@ -63,6 +63,27 @@ public final class Show {
         if (!display("putMarkdown", markdown, key, metadata)) System.out.println(markdown);
     }
 
+    /**
+     * Shows a PNG (base64, as {@link #png} makes it) with {@code describe} as its text stand-in and each entry of
+     * {@code metadata} in the output's metadata (e.g. a chart's record); nothing outside a kernel.
+     */
+    public static void image(String base64Png, String describe, java.util.Map<String, Object> metadata) {
+        Object kernel = kernel();
+        if (kernel == null) return;
+        try {
+            Class<?> dataClass = Class.forName(DISPLAY_DATA, true, kernel.getClass().getClassLoader());
+            Object data = dataClass.getConstructor().newInstance();
+            dataClass.getMethod("putData", String.class, Object.class).invoke(data, "image/png", base64Png);
+            dataClass.getMethod("putData", String.class, Object.class).invoke(data, "text/plain", describe);
+            for (var e : metadata.entrySet()) {
+                dataClass.getMethod("putMetaData", String.class, Object.class).invoke(data, e.getKey(), e.getValue());
+            }
+            kernel.getClass().getMethod("display", dataClass).invoke(kernel, data);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("the notebook kernel refused to show an image: " + e, e);
+        }
+    }
+
     private static boolean display(String put, String content) {
         return display(put, content, null, null);
     }
