@@ -62,7 +62,10 @@ public final class RunGuard {
         return stopped != null;
     }
 
-    /** Forgets any stop (for tests). */
+    /**
+     * Forgets any stop: what the stopped run would have shown was replaced by something labelled as not this run's
+     * (the seminar's reference chart), so the next measurement in the queue may run.
+     */
     public static synchronized void reset() {
         stopped = null;
     }
