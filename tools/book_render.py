@@ -248,9 +248,20 @@ def with_speaker_notes(cells: list) -> list:
 HIDE_INPUT = "hide-input"  # a cell's tag: the slides show its outputs (a chart, the code under study), not its code
 
 
+def _printed(out) -> str:
+    """What an output printed as plain text (a run's log, a kept progress line such as JMH's result), or ""."""
+    data = out.get("data") or {}
+    if out.get("output_type") == "stream":
+        return out.get("text", "")
+    if out.get("output_type") == "display_data" and set(data) == {"text/plain"}:
+        text = "".join(data["text/plain"])
+        return text if text.endswith("\n") or not text else text + "\n"
+    return ""
+
+
 def for_the_audience(cells: list) -> list:
     """The slides' copy of the cells: a code cell tagged hide-input shows only its outputs, and what it printed (a
-    run's log lines) goes to the speaker view, in a notes cell right after it. A cell that is notes already (a
+    run's log lines, the results a benchmark kept) goes to the speaker view, in a notes cell right after it. A cell that is notes already (a
     presenter's check or table) keeps its printed lines there."""
     import nbformat
 
@@ -264,8 +275,8 @@ def for_the_audience(cells: list) -> list:
         out.append(cell)
         if cell.metadata.get("slideshow", {}).get("slide_type") == "notes":
             continue
-        logs = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream").strip()
-        cell.outputs = [o for o in cell.outputs if o.get("output_type") != "stream"]
+        logs = "".join(_printed(o) for o in cell.outputs).strip()
+        cell.outputs = [o for o in cell.outputs if not _printed(o) and not emptied(o)]
         if logs:
             out.append(nbformat.v4.new_markdown_cell("~~~text\n" + logs + "\n~~~",
                                                      metadata={"slideshow": {"slide_type": "notes"}}))
