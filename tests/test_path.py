@@ -62,6 +62,10 @@ def parts(nb) -> tuple[list, list[list]]:
     return main, deeper
 
 
+def is_speaker_notes(cell) -> bool:
+    return bool(SPEAKER_NOTES.search(cell.source)) or cell.metadata.get("slideshow", {}).get("slide_type") == "notes"
+
+
 def path_problems(name: str, nb) -> list[str]:
     main, deeper = parts(nb)
     problems = []
@@ -84,7 +88,7 @@ def path_problems(name: str, nb) -> list[str]:
                                 " deeper part; a learner who skips it could not run this cell")
     if not name.startswith(SEMINAR):
         for cell in nb.cells:
-            if SPEAKER_NOTES.search(cell.source) or (cell.metadata.get("slideshow", {}).get("slide_type") == "notes"):
+            if is_speaker_notes(cell):
                 problems.append(f"{name} {cell.get('id')}: speaker notes live in chapter 09 and the slides' metadata")
     return problems
 
@@ -105,9 +109,9 @@ def _labels(chart: dict) -> set[str]:
 
 def test_every_pitfall_is_drawn_broken_then_fixed_on_one_chart():
     """For each chart cell that declares a pitfall, the executed chart carries both the broken and the fixed label."""
+    books = {path: nbformat.read(path, as_version=4) for path in NOTEBOOKS}
     declared_at = {}
-    for path in NOTEBOOKS:
-        nb = nbformat.read(path, as_version=4)
+    for path, nb in books.items():
         for cell in nb.cells:
             p = cell.metadata.get("pitfall")
             if p:
@@ -129,10 +133,9 @@ def test_every_pitfall_is_drawn_broken_then_fixed_on_one_chart():
             problems.append(f"{name} ({notebook} {cell_id}): the chart lacks {missing or 'a chart'}")
         else:
             shown.append(name)
-    counts = [parts(nbformat.read(p, as_version=4)) for p in NOTEBOOKS]
-    per = ", ".join(f"{p.name[:2]} {len(m)}+{sum(len(r) for r in d)}" for p, (m, d) in zip(NOTEBOOKS, counts))
-    notes = sum(1 for p in NOTEBOOKS if not p.name.startswith(SEMINAR) for c in nbformat.read(p, as_version=4).cells
-                if SPEAKER_NOTES.search(c.source) or c.metadata.get("slideshow", {}).get("slide_type") == "notes")
+    counts = [parts(nb) for nb in books.values()]
+    per = ", ".join(f"{p.name[:2]} {len(m)}+{sum(len(r) for r in d)}" for p, (m, d) in zip(books, counts))
+    notes = sum(is_speaker_notes(c) for p, nb in books.items() if not p.name.startswith(SEMINAR) for c in nb.cells)
     report(f"path: main path {sum(len(m) for m, _ in counts)} cells and {sum(len(r) for _, d in counts for r in d)}"
            f" deeper cells per chapter (max {max(len(m) for m, _ in counts)}): {per}; speaker notes outside 09:"
            f" {notes}; pitfalls broken-then-fixed {len(shown)} of {len(PITFALLS)}")

@@ -25,6 +25,11 @@ KEPT_SLIDE_TYPES = ("fragment", "notes", "skip")  # a presenter's choice for a c
 PRESENTER = "presenter"  # a cell's tag: for the presenter only (a check, a table, a how-to): the speaker view's
 
 
+def source_lines(lines: list[str]) -> list[str]:
+    """A cell's source as nbformat stores it: each line with its newline, the last without."""
+    return [line + "\n" for line in lines[:-1]] + lines[-1:]
+
+
 def first_heading(source: str) -> str:
     """The line a markdown cell opens with, past blank lines, horizontal rules (`---`) and HTML comments."""
     text = re.sub(r"<!--.*?-->", "", source, flags=re.S)
@@ -91,7 +96,7 @@ def nav(check: bool) -> int:
             if cell.get("id") == ROUTES_CELL:
                 text = with_block("".join(cell["source"]), ROUTES_BEGIN, ROUTES_END,
                                   routes(paths, books, lambda p: p.removeprefix("notebooks/")), "routes", ROUTES_CELL)
-                cell["source"] = [line + "\n" for line in text.split("\n")[:-1]] + [text.split("\n")[-1]]
+                cell["source"] = source_lines(text.split("\n"))
         slide_types(made)
         if made != nb["cells"]:
             stale.append(path.name)
@@ -227,7 +232,7 @@ def course_index(paths: list[Path], books: list[dict], titles: list[str], check:
              "## Snippets by alias", "", "Run one with `tools/jbang <alias>` from any folder.", "",
              *snippet_table(aliases, lambda p: "../" + p)]
     notebook = {"cells": [{"cell_type": "markdown", "id": "index", "metadata": {},
-                           "source": [line + "\n" for line in lines[:-1]] + [lines[-1]]}],
+                           "source": source_lines(lines)}],
                 "metadata": {"kernelspec": {"display_name": "Java (unpinned)", "language": "java", "name": KERNEL_NAME}},
                 "nbformat": 4, "nbformat_minor": 5}
     written = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
