@@ -12,15 +12,9 @@ import java.util.Locale;
  * notebook shows), then prints one line per exercise: "01.1 accepted ...; rejected ... (the slip)".
  * The expected values stay private to Exercises: a solution computes its answers from the
  * exercise's givens, so a mistake on either side shows here.
- *
- * <p>{@code UNPINNED_SOLUTIONS_SWAP=01.2} hands that exercise's two answers over the other way
- * round: the run must then fail, which is how the test suite proves that a solution can fail.
  */
 final class Worked {
-    static final String SWAP_ENV = "UNPINNED_SOLUTIONS_SWAP";
-
     private final String chapter;
-    private final String swapped = System.getenv(SWAP_ENV);
     private final List<String> misbehaved = new ArrayList<>();
     private int checked;
 
@@ -42,15 +36,13 @@ final class Worked {
         if (!id.startsWith(chapter + ".")) {
             throw new IllegalArgumentException(id + " is not in chapter " + chapter);
         }
-        boolean swap = id.equals(swapped);
-        double worked = swap ? wrong : right, slipped = swap ? right : wrong;
-        boolean accepted = Exercises.verdict(id, worked);
-        boolean rejected = !Exercises.verdict(id, slipped);
+        boolean accepted = Exercises.verdict(id, right);
+        boolean rejected = !Exercises.verdict(id, wrong);
         checked++;
         if (!accepted || !rejected) misbehaved.add(id);
-        System.out.println(id + (accepted ? " accepted " : " NOT ACCEPTED: ") + num(worked) + " "
-                + unit + "; " + (rejected ? "rejected " : "NOT REJECTED: ") + num(slipped) + " "
-                + unit + " (" + slip + ")" + (swap ? " [swapped by " + SWAP_ENV + "]" : ""));
+        System.out.println(id + (accepted ? " accepted " : " NOT ACCEPTED: ") + num(right) + " "
+                + unit + "; " + (rejected ? "rejected " : "NOT REJECTED: ") + num(wrong) + " "
+                + unit + " (" + slip + ")");
     }
 
     /** The last line; exit status 1 if any self-check misbehaved. */

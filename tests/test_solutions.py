@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -15,7 +17,6 @@ from conftest import HOME, jbang, report
 SOLUTIONS = HOME / "solutions"
 CHAPTER_FILES = sorted(SOLUTIONS.glob("Chapter[0-9][0-9].java"))
 ID = r"(\d\d\.\d+)"
-SWAP_ENV = "UNPINNED_SOLUTIONS_SWAP"  # Worked.java: one exercise's two answers handed over swapped
 
 
 def exercise_ids() -> set[str]:
@@ -81,7 +82,7 @@ def test_every_solution_sources_the_helpers_it_needs_and_the_readme_says_how_to_
                              - sourced - {name})
             assert not missing, f"{path.name} sources {name}.java, which uses {missing}"
     readme = (SOLUTIONS / "README.md").read_text()
-    assert "tools/jbang solutions/Chapter01.java" in readme and SWAP_ENV in readme
+    assert "tools/jbang solutions/Chapter01.java" in readme
 
 
 @pytest.fixture(scope="module")
@@ -110,11 +111,27 @@ def test_solution_is_accepted_and_a_wrong_answer_rejected(path, runs):
         assert re.search(line, result.stdout, re.M), f"no 'accepted; rejected' line for {i}: {shown}"
 
 
-def test_a_wrong_worked_answer_fails_the_solution(monkeypatch):
-    """The runs above can fail: with one exercise's answers swapped, the self-check says so and the
-    run exits non-zero (chapter 03, the cheapest to run again)."""
-    monkeypatch.setenv(SWAP_ENV, "03.1")
-    result = jbang("solutions/Chapter03.java", timeout=600)
+def swapped_copy(chapter: str, exercise: str) -> Path:
+    """A copy of solutions/ChapterNN.java and Worked.java in build/swapped-solution/, whose Worked hands
+    `exercise`'s two answers over the other way round. The product keeps no switch for this."""
+    where = HOME / "build" / "swapped-solution"
+    shutil.rmtree(where, ignore_errors=True)
+    where.mkdir(parents=True)
+    text = (SOLUTIONS / f"Chapter{chapter}.java").read_text()
+    assert "//SOURCES ../" in text
+    (where / f"Chapter{chapter}.java").write_text(text.replace("//SOURCES ../", "//SOURCES ../../"))
+    worked = (SOLUTIONS / "Worked.java").read_text()
+    anchor = "void check(String id, double right, String unit, double wrong, String slip) {\n"
+    assert anchor in worked, "Worked.check changed its signature: update this copy"
+    swap = f'if (id.equals("{exercise}")) {{ double t = right; right = wrong; wrong = t; }}\n'
+    (where / "Worked.java").write_text(worked.replace(anchor, anchor + swap))
+    return where / f"Chapter{chapter}.java"
+
+
+def test_a_wrong_worked_answer_fails_the_solution():
+    """The runs above can fail: with one exercise's answers swapped in a copy of the solution, the
+    self-check says so and the run exits non-zero (chapter 03, the cheapest to run again)."""
+    result = jbang(str(swapped_copy("03", "03.1")), timeout=600)
     shown = f"exit {result.returncode}:\n{result.stdout[-4000:]}\n{result.stderr[-2000:]}"
     assert result.returncode != 0, shown
     assert re.search(r"^03\.1 NOT ACCEPTED: .*; NOT REJECTED: ", result.stdout, re.M), shown

@@ -87,7 +87,7 @@ public final class CodeExercises {
      * One exercise: its id (chapter.name), its file under {@code exercises/} and {@code solutions/}, its title, how long
      * its check may run (from the start of its JVM to its verdict), and the SHA-256 of its starting file as the course
      * ships it (a notebook cell says "not answered yet" for a file still as it came, without building and running a
-     * check that can only fail; tests keep the hashes current).
+     * check that can only fail).
      */
     public record Exercise(String id, String file, String title, Duration limit, String startSha256) {
         Exercise(String id, String file, String title, int limitSeconds, String startSha256) {
@@ -95,7 +95,7 @@ public final class CodeExercises {
         }
     }
 
-    /** Kept in the order of the chapters; tests/test_code_exercises.py reads the ids, files and limits from here. */
+    /** Kept in the order of the chapters: the one list of the code exercises, their files and their limits. */
     static final Map<String, Exercise> EXERCISES = new TreeMap<>(Map.ofEntries(
             Map.entry("02.wait-for-it", new Exercise("02.wait-for-it", "E02_WaitForIt.java",
                     "Wait for it: the order completes when shipping has been told", 40,

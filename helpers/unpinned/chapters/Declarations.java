@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * The index of every experiment's declared expectations (each declared once, beside its result type): the ledger
- * asks it which claims a declaration decides, and the tests list every line from it to check that no threshold is
- * stated a second time anywhere else.
+ * asks it which claims a declaration decides, and every line of a declaration is the one place its threshold is
+ * stated.
  */
 public final class Declarations {
     private Declarations() {}

@@ -12,7 +12,7 @@ import java.util.function.Function;
 /**
  * What one experiment expects of its key figures, declared once beside its result type, and judged from the run's
  * intervals. Everything that judges a figure reads this declaration: the chapter's "what this run shows" sentences,
- * the claims ledger (an expectation names the claims it decides), chapter 08 and the tests, through the judgements a
+ * the claims ledger (an expectation names the claims it decides) and chapter 08, through the judgements a
  * result saves ({@link #keep}). Nothing else states a threshold for these figures.
  *
  * <pre>{@code

@@ -8,7 +8,7 @@ import java.util.Locale;
  * that is, the published figure with the id of its source ({@code data/sources.md}), the spread over repeats, the
  * measured window and the machine. Snippets and notebooks save these beside their detailed data
  * ({@link Results#save(String, Object, List)}); {@code Tables}, {@code Charts}, chapter 08's comparison
- * ({@link Runs#ratios}) and the tests read them, so nothing downstream guesses a bound from a field's name.
+ * ({@link Runs#ratios}) read them, so nothing downstream guesses a bound from a field's name.
  *
  * <pre>{@code
  * Measurement.of("virtual · 1000 users", 8_900, "orders/s").atMost(9_090, Measurement.Bound.LITTLE)

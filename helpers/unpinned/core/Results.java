@@ -182,7 +182,7 @@ public final class Results {
         return save(dir(), experiment, data);
     }
 
-    /** Saves {@code data} under {@code dir} (for tests and one-off runs); returns the file written. */
+    /** Saves {@code data} under {@code dir} (one-off runs); returns the file written. */
     public static Path save(Path dir, String experiment, Object data) {
         return save(dir, Course.findHome(), experiment, data);
     }
@@ -193,7 +193,7 @@ public final class Results {
 
     /**
      * Saves {@code data} with the judgements of its declared expectations ({@code Expectations}: each a record) and
-     * the state the machine was in while it was measured, so the ledger, chapter 08 and the tests read the verdicts
+     * the state the machine was in while it was measured, so the ledger and chapter 08 read the verdicts
      * the page showed. Refused right after an interrupted or failed measurement.
      */
     public static Path save(Path dir, String experiment, Object data, List<Map<String, Object>> judged,

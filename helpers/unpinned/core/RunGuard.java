@@ -57,7 +57,7 @@ public final class RunGuard {
         if (what.equals(stopped)) stopped = null;
     }
 
-    /** Whether a stop is in force (for tests). */
+    /** Whether a stop is in force. */
     public static synchronized boolean halted() {
         return stopped != null;
     }

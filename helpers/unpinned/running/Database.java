@@ -117,7 +117,7 @@ public final class Database implements AutoCloseable {
         return start(out, System::getenv, true);
     }
 
-    /** {@link #start(PrintStream)} with the environment given, and the embedded server allowed or not (tests). */
+    /** {@link #start(PrintStream)} with the environment given, and the embedded server allowed or not. */
     static Database start(PrintStream out, Function<String, String> env, boolean embeddedAllowed) {
         if (out == null) throw new IllegalArgumentException("out must be a PrintStream (e.g. System.out), got null");
         String url = env.apply(URL_ENV);
@@ -360,7 +360,7 @@ public final class Database implements AutoCloseable {
         return kind + " (" + version + ") at " + jdbcUrl;
     }
 
-    // ---- for tests ------------------------------------------------------------------------------------------------
+    // ---- what a caller may inspect -----------------------------------------------------------------------------------
 
     /** The embedded server's temporary folder, or null. */
     Path folder() {

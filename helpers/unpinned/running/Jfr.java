@@ -119,7 +119,7 @@ public final class Jfr {
         return keep(tmp, Results.dir(), experiment);
     }
 
-    /** {@link #keep(Path, String)} into {@code dir} (for tests). */
+    /** {@link #keep(Path, String)} into {@code dir}. */
     static Path keep(Path tmp, Path dir, String experiment) throws IOException {
         if (tmp == null) throw new IllegalArgumentException("tmp must be the path of a recording, got null");
         if (experiment == null || !ID.matcher(experiment).matches()) {
@@ -153,7 +153,7 @@ public final class Jfr {
         return saveWithRecording(Results.dir(), experiment, data, tmp, d -> Results.save(experiment, d));
     }
 
-    /** {@link #saveWithRecording(String, Map, Path)} into {@code dir}, saving with {@code save} (for tests). */
+    /** {@link #saveWithRecording(String, Map, Path)} into {@code dir}, saving with {@code save}. */
     static Path saveWithRecording(Path dir, String experiment, Map<String, Object> data, Path tmp,
                                   Function<Map<String, Object>, Path> save) throws IOException {
         if (data == null) throw new IllegalArgumentException("data must be the run's result, got null");
