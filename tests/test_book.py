@@ -48,7 +48,7 @@ def test_links_in_markdown_are_rewritten_for_the_book_and_the_slides():
         "see [chapter 04](04-the-scheduler.slides.html#2-·-x)"
     assert book.rewrite_links('<a href="01-thread-per-request-and-pools.ipynb">01</a>') == \
         '<a href="01-thread-per-request-and-pools.html">01</a>'
-    assert book.rewrite_links("[profiles](../README.md#profiles)") == "[profiles](index.html)"
+    assert book.rewrite_links("[routes](../README.md#routes)") == "[routes](index.html)"
     assert book.rewrite_links("[Index](index.ipynb)", ".slides.html") == "[Index](index.html)"
     assert book.rewrite_links("[S01](../snippets/S01_IoBoundExecutors.java)") == \
         "[S01](../../snippets/S01_IoBoundExecutors.java)"

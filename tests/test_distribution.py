@@ -141,7 +141,7 @@ def test_an_alias_runs_from_outside_the_checkout_with_its_sources_fetched_over_h
     before = files_under(HOME, WATCHED)
 
     with serve_read_only(HOME) as (base, requests):
-        # JBang runs loopback URLs without asking; any other URL needs this once (for GitHub, README.md says
+        # JBang runs loopback URLs without asking; any other URL needs this once (for GitHub, docs/run-one-experiment.md says
         # `jbang trust add https://github.com/<owner>/unpinned/`), or a non-interactive run stops with exit code 10.
         trust = run_jbang(jbang, ["trust", "add", base + "/"], outside, env, timeout=120)
         assert trust.returncode == 0, trust.stdout + trust.stderr

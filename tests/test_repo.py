@@ -83,12 +83,75 @@ def test_snippets_follow_the_house_style():
         assert "Profile" in text, f"{s.name} must print the profile it uses"
 
 
-def test_readme_lists_every_alias_and_notebook():
-    readme = (HOME / "README.md").read_text()
+def _course_nav():
+    import sys
+    sys.path.insert(0, str(HOME / "tools"))
+    import course_nav
+    return course_nav
+
+
+def test_the_readme_links_every_chapter_and_the_snippets_page_every_alias():
+    snippets = (HOME / _course_nav().SNIPPETS_FILE).read_text()
     for name in catalog():
-        assert f"`{name}`" in readme or f"jbang {name}" in readme, f"README does not mention alias {name}"
+        assert f"`{name}`" in snippets or f"jbang {name}" in snippets, f"docs/snippets.md does not mention alias {name}"
+    readme = (HOME / "README.md").read_text()
     for nb in NOTEBOOKS:
-        assert nb.name in readme, f"README does not link {nb.name}"
+        assert f"(notebooks/{nb.name})" in readme, f"README does not link {nb.name}"
+
+
+README_MAX_LINES = 160  # the front door: what the course is, how to start, the chapters, the layout; the rest in docs/
+
+
+def test_the_readme_is_a_front_door():
+    lines = (HOME / "README.md").read_text().count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines (at most {README_MAX_LINES}): move detail to docs/"
+
+
+def github_anchors(markdown: str) -> set[str]:
+    """The anchors a Markdown page offers on GitHub and in JupyterLab: each heading's slug (lower case, punctuation
+    dropped, spaces to hyphens; a repeated one numbered) and every explicit `<a id="...">`."""
+    text = re.sub(r"^```.*?^```", "", markdown, flags=re.S | re.M)
+    found, seen = set(re.findall(r'<a id="([^"]+)"', text)), {}
+    for heading in re.findall(r"^#{1,6} (.+?)\s*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", re.sub(r"`|\[|\]\([^)]*\)", "", heading).lower()).replace(" ", "-")
+        found.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def broken_links(page: Path) -> list[str]:
+    """The relative links of a Markdown page whose file is missing, or whose anchor a Markdown target lacks."""
+    text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M))
+    broken = []
+    for target in re.findall(r"\]\(<?([^)\s>]+)>?\)", text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        path = (page.parent / file).resolve() if file else page
+        if not path.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and path.suffix == ".md" and anchor not in github_anchors(path.read_text()):
+            broken.append(f"{target}: {path.name} has no such heading")
+    return broken
+
+
+MARKDOWN_PAGES = [HOME / "README.md", HOME / "CONTRIBUTING.md", *sorted((HOME / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", MARKDOWN_PAGES, ids=lambda p: str(p.relative_to(HOME)))
+def test_every_relative_link_resolves(page):
+    assert not broken_links(page), f"{page.relative_to(HOME)}: " + "; ".join(broken_links(page))
+
+
+def test_a_broken_link_or_anchor_is_caught(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "README.md").write_text('<a id="chapters"></a>\n\n## The `nav` tool, in short\n')
+    page = tmp_path / "docs" / "x.md"
+    page.write_text("[a](../README.md#chapters) [b](../README.md#the-nav-tool-in-short) [c](#here)\n\n## Here\n"
+                    "```\n[not a link](nowhere.md)\n```\n`![nor this](x.svg)`\n")
+    assert broken_links(page) == []
+    page.write_text("[a](../README.md#routes) [b](missing.md) [c](https://example.org/x)\n")
+    assert broken_links(page) == ["../README.md#routes: README.md has no such heading", "missing.md: no such file"]
 
 
 def test_published_figures_parse_and_name_their_source():
@@ -112,25 +175,25 @@ def test_navigation_cells_are_current():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-def test_the_readme_snippets_table_is_the_catalog_and_a_hand_edit_is_stale(tmp_path, monkeypatch, capsys):
-    """The README's Snippets table is generated from jbang-catalog.json by `nav`: every alias, its script, its
-    description; a row edited by hand (or an alias added to the catalog only) makes `nav --check` fail."""
-    import sys
-    sys.path.insert(0, str(HOME / "tools"))
+def test_the_snippets_table_is_the_catalog_and_a_hand_edit_is_stale(tmp_path, monkeypatch, capsys):
+    """The Snippets table (docs/snippets.md) is generated from jbang-catalog.json by `nav`: every alias, its script,
+    its description; a row edited by hand (or an alias added to the catalog only) makes `nav --check` fail."""
+    course_nav = _course_nav()
     import course_base
-    import course_nav
     aliases = catalog()
-    readme = (HOME / "README.md").read_text()
-    table = readme.split(course_nav.SNIPPETS_BEGIN, 1)[1].split(course_nav.SNIPPETS_END, 1)[0]
+    page = course_nav.SNIPPETS_FILE
+    text = (HOME / page).read_text()
+    table = text.split(course_nav.SNIPPETS_BEGIN, 1)[1].split(course_nav.SNIPPETS_END, 1)[0]
     rows = [r for r in table.splitlines() if r.startswith("| `")]
     assert [re.match(r"\| `([^`]+)`", r)[1] for r in rows] == \
         [n for n, _ in sorted(aliases.items(), key=lambda kv: (kv[1]["script-ref"], kv[0]))]
     for row in rows:
         name = re.match(r"\| `([^`]+)`", row)[1]
         ref = aliases[name]["script-ref"]
-        assert f"[{Path(ref).name}]({ref})" in row and aliases[name]["description"].replace("|", "/") in row, row
-    # a copy of the course whose README has one description edited by hand
-    for name in ("README.md", "jbang-catalog.json"):
+        assert f"[{Path(ref).name}](../{ref})" in row and aliases[name]["description"].replace("|", "/") in row, row
+    # a copy of the course whose snippets table has one description edited by hand
+    (tmp_path / "docs").mkdir()
+    for name in ("README.md", "jbang-catalog.json", course_nav.INDEX_FILE, page):
         (tmp_path / name).write_text((HOME / name).read_text())
     (tmp_path / "notebooks").mkdir()
     for nb in [*NOTEBOOKS, HOME / "notebooks" / course_nav.INDEX_NOTEBOOK]:
@@ -138,10 +201,10 @@ def test_the_readme_snippets_table_is_the_catalog_and_a_hand_edit_is_stale(tmp_p
     monkeypatch.setattr(course_base, "HOME", tmp_path)
     assert course_nav.nav(check=True) == 0, capsys.readouterr().out
     edited = rows[0].replace(" |", " (edited by hand) |", 3)
-    (tmp_path / "README.md").write_text(readme.replace(rows[0], edited, 1))
+    (tmp_path / page).write_text(text.replace(rows[0], edited, 1))
     assert course_nav.nav(check=True) == 1
-    assert "README.md (snippets)" in capsys.readouterr().out
-    assert course_nav.nav(check=False) == 0 and (tmp_path / "README.md").read_text() == readme
+    assert f"{page} (snippets)" in capsys.readouterr().out
+    assert course_nav.nav(check=False) == 0 and (tmp_path / page).read_text() == text
 
 
 def test_reference_runs_carry_their_machine_and_command():
