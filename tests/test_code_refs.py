@@ -88,6 +88,8 @@ def test_the_structure_line_counts_snippets_rendered_methods_json_unpacking_and_
     (tmp_path / "helpers" / "unpinned" / "pinning").mkdir()
     (tmp_path / "helpers" / "unpinned" / "pinning" / "P.java").write_text("class P {}\n")
     assert structure.line(tmp_path).endswith("helper packages: unpinned, unpinned.pinning")
+    (tmp_path / "README.md").write_text("# Title\n\ntext\n")
+    assert structure.line(tmp_path).endswith("helper packages: unpinned, unpinned.pinning; README 3 lines")
     run = subprocess.run([sys.executable, str(HOME / "tools" / "course.py"), "structure"], capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0 and run.stdout == structure.line() + "\n", run.stdout + run.stderr

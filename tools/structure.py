@@ -1,6 +1,6 @@
 """How the course's code is shaped, in one line (`structure: ...`): the snippets' median and largest sizes, the
 largest declaration a notebook renders (tools/code_refs.py), the JSON unpacking left in notebook code cells, and
-the helper packages. Printed at the end of `make test` (tests/conftest.py) and by `python3 tools/course.py
+the helper packages, and the README's length (the front door: detail goes to docs/). Printed at the end of `make test` (tests/conftest.py) and by `python3 tools/course.py
 structure`; computed here only."""
 from __future__ import annotations
 
@@ -58,6 +58,11 @@ def largest_rendered(home: Path = HOME) -> tuple[str, int] | None:
     return name, lines
 
 
+def readme_lines(home: Path = HOME) -> int | None:
+    readme = home / "README.md"
+    return len(readme.read_text().splitlines()) if readme.is_file() else None
+
+
 def line(home: Path = HOME) -> str:
     sizes = snippet_sizes(home)
     largest = max(sizes, key=sizes.get) if sizes else None
@@ -72,7 +77,8 @@ def line(home: Path = HOME) -> str:
     packages = helper_packages(home)
     helpers = ("helper packages: unpinned (flat)" if packages == ["unpinned"]
                else f"helper packages: {', '.join(packages) or 'none'}")
-    return f"structure: {snippets}; {method}; {unpacking}; {helpers}"
+    readme = readme_lines(home)
+    return f"structure: {snippets}; {method}; {unpacking}; {helpers}" + (f"; README {readme} lines" if readme else "")
 
 
 if __name__ == "__main__":
