@@ -237,7 +237,8 @@ def test_03_a_parked_virtual_thread_is_small_and_grows_with_its_stack(chapter_03
            f" {ratio(cost['virtual-heap-a-tenth-at-most'])}; platform RSS over 1 MiB"
            f" {ratio(cost['platform-rss-over-1-mib'])}; heap per blocked virtual thread over 1 KiB"
            f" {ratio(cost['about-1-kib-a-blocked-virtual-thread'])}; OS threads per virtual thread"
-           f" {ratio(cost['no-os-thread-per-virtual-thread'])}; depth {depth[-1]['depth']} over {depth[0]['depth']}:"
+           f" {ratio(cost['no-os-thread-per-virtual-thread'])}; platform start over virtual start"
+           f" {ratio(cost['platform-start-costlier'])}; depth {depth[-1]['depth']} over {depth[0]['depth']}:"
            f" {ratio(deep['deeper-costs-more'])} ({per_frame:.0f} B per frame); chunks per parked thread"
            f" {ratio(chunks['a-chunk-per-parked-thread'])}")
 
@@ -248,7 +249,8 @@ def test_03_virtual_threads_make_fewer_context_switches(chapter_03_ran):
     assert pt["minimumVoluntary"] > 0 and vt["minimumVoluntary"] == 0, (pt, vt)
     j = assert_judged(chapter_03_ran, "03-context-switches")
     report(f"03 context switches, 200 threads x 100 sleeps: platform {pt['switchesPerSecond']:,.0f}/s, virtual"
-           f" {vt['switchesPerSecond']:,.0f}/s; platform voluntary over one per sleep {ratio(j['one-per-sleep-at-least'])};"
+           f" {vt['switchesPerSecond']:,.0f}/s; judged against the published size"
+           f" {ratio(j['as-many-fewer-as-published'])}, user:kernel {ratio(j['user-time-as-published'])}; platform voluntary over one per sleep {ratio(j['one-per-sleep-at-least'])};"
            f" platform / virtual {ratio(j['fewer-switches'])} (published 19,900 / 5,300 = 3.8); virtual voluntary"
            f" per sleep {ratio(j['virtual-switches-per-sleep'])}; user:kernel {pt['userToKernel']:.1f} vs"
            f" {vt['userToKernel']:.1f}")
@@ -262,57 +264,48 @@ def _both_jdks(runs: dict) -> dict:
     return runs
 
 
-def _median(v: list[float]) -> float:
-    s = sorted(v)
-    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
-
-
 def test_03_a_switch_between_virtual_threads_stays_in_the_jvm_and_a_deep_stack_costs_no_more(chapter_03_ran):
-    """S35 on both JDKs. Ping-pong: each platform round trip parks both threads in the kernel (at least one OS
-    switch per round trip), virtual threads on one carrier stay in the JVM (far under one) and are faster (medians
-    of the iterations). run + yield: the frozen words grow with the depth and cross 500; copied whole, 150 x the
-    words would cost 30 x or more (two copies of every word), so lazy thaw keeps the deepest under 8 x the
-    shallowest."""
+    """S35 on both JDKs, judged by its declaration (ping-pong time and OS switches per round trip, run + yield at
+    the deepest stack against the shallowest); structurally: both kinds ran on each JDK with their iterations, and
+    the frozen words grow with the depth and cross the 500 words where thaw_fast stops copying the whole chunk."""
     runs = _both_jdks(latest_result(chapter_03_ran, "03-switch-cost")["data"])
+    j = assert_judged(chapter_03_ran, "03-switch-cost")
     parts = []
     for jdk, r in runs.items():
         ping = {p["threads"]: p for p in r["pingPong"]}
+        assert set(ping) == {"virtual", "platform"} and all(p["samples"] for p in ping.values()), ping
         v, pl = ping["virtual"], ping["platform"]
-        assert v["osSwitchesPerRoundTrip"] < 0.5, v
-        assert pl["osSwitchesPerRoundTrip"] >= 1, pl
-        assert _median(pl["samples"]) > _median(v["samples"]), (pl, v)
         depths = sorted(r["depths"], key=lambda d: d["depth"])
         words = [d["chunkWords"] for d in depths]
         assert words == sorted(words) and words[0] < 500 <= words[-1], words
-        shallow, deep = _median(depths[0]["samples"]), _median(depths[-1]["samples"])
-        assert deep < 8 * shallow, (depths[0], depths[-1])
         parts.append(f"{jdk}: ping-pong virtual {v['nsPerRoundTrip']:,.0f} ns ({v['osSwitchesPerRoundTrip']:.3f} OS"
                      f" switches per round trip), platform {pl['nsPerRoundTrip']:,.0f} ns"
                      f" ({pl['osSwitchesPerRoundTrip']:.2f}); run + yield " + ", ".join(
-                         f"{d['chunkWords']:,.0f} words {d['ns']:,.0f} ns" for d in depths)
-                     + f" (deepest / shallowest {deep / shallow:.2f} for {words[-1] / words[0]:.0f} x the words)")
-    report("03 switch cost: " + " | ".join(parts))
+                         f"{d['chunkWords']:,.0f} words {d['ns']:,.0f} ns" for d in depths))
+    report("03 switch cost: " + " | ".join(parts) + f"; judged: platform / virtual {ratio(j['platform-round-trip-slower'])},"
+           f" platform switches over 2 {ratio(j['platform-parks-in-the-kernel'])}, virtual switches"
+           f" {ratio(j['virtual-stays-in-the-jvm'])}, deepest / shallowest {ratio(j['deep-stack-thawed-lazily'])}")
 
 
 def test_03_a_deep_stack_is_thawed_a_frame_at_a_time(chapter_03_ran):
-    """S36 on both JDKs: parked under 500 words, the first mount thaws every frame (thaw_fast, whole chunk); parked
-    deeper, the first mount leaves most frozen, each return behind the barrier takes a few frames (at least half as
-    many thaws as frames returned above 500 words), the last thaw takes under 500 words, and the chunk ends empty."""
+    """S36 on both JDKs, frames per thaw and the shallow park's first mount judged by its declaration;
+    structurally: one park under 500 words, the other parked deeper left more than 500 words frozen after its first
+    mount, the last thaw took fewer than 500 words, and the chunk ended empty."""
     runs = _both_jdks(latest_result(chapter_03_ran, "03-lazy-thaw")["data"])
+    j = assert_judged(chapter_03_ran, "03-lazy-thaw")
     parts = []
     for jdk, r in runs.items():
         threshold, deep, shallow = r["thresholdWords"], r["deep"], r["shallow"]
-        assert shallow["wordsParked"] < threshold and shallow["wordsAfterResume"] == 0, shallow
+        assert shallow["wordsParked"] < threshold, shallow
         assert deep["wordsAfterResume"] > threshold, deep
-        frames_above = (deep["wordsAfterResume"] - threshold) / deep["frameWords"]
-        assert deep["thaws"] >= frames_above / 2, (deep["thaws"], frames_above)
         assert 0 < deep["lastThawWords"] < threshold and deep["wordsAfterReturn"][-1] == 0, deep["lastThawWords"]
         parts.append(f"{jdk}: parked {deep['depth']} frames deep ({deep['wordsParked']:,} words), "
                      f"{deep['wordsAfterResume']:,} still frozen after the resume, {deep['thaws']} thaws on the way"
                      f" back at {deep['framesPerThaw']:.2f} frames each, the last {deep['lastThawWords']} words;"
                      f" {shallow['depth']} frames deep ({shallow['wordsParked']} words): "
                      f"{shallow['wordsAfterResume']} left after the resume")
-    report("03 lazy thaw: " + " | ".join(parts))
+    report("03 lazy thaw: " + " | ".join(parts) + f"; judged frames per thaw {ratio(j['a-frame-per-thaw'])},"
+           f" shallow words left {ratio(j['shallow-thawed-whole'])}")
 
 
 # ----------------------------------------------------------------------------- physics of chapter 04

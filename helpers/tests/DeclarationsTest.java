@@ -206,16 +206,18 @@ public class DeclarationsTest {
     }
 
     static ThreadCost cost(String kind, int threads, int depth, double heap, double rss, int live) {
-        return new ThreadCost(kind, threads, depth, 0.1, heap, rss, live);
+        return new ThreadCost(kind, threads, depth, threads * (kind.equals("platform") ? 150e-6 : 2e-6), heap, rss,
+                live);
     }
 
     @Test
     void threadCost() {
         shownBothWays(ThreadCost.COST_EXPECTED, List.of(
                 List.of(cost("platform", 4_000, 10, 500, 1_100_000, 4_020), cost("virtual", 100_000, 10, 1_100, 1_000, 14)),
-                // platform threads that touched little of their stacks; virtual ones with a carrier each
+                // platform threads that touched little of their stacks; virtual ones with a carrier each, as slow
+                // to start as an OS thread
                 List.of(cost("platform", 4_000, 10, 500, 20_000, 4_020),
-                        cost("virtual", 100_000, 10, 5_000, 6_000, 100_014))));
+                        new ThreadCost("virtual", 100_000, 10, 15, 5_000, 6_000, 100_014))));
     }
 
     @Test
@@ -240,15 +242,60 @@ public class DeclarationsTest {
     }
 
     static Switches switches(String kind, long voluntary, double perSecond, long minimum) {
-        return new Switches(kind, 1.2, voluntary, 100, perSecond, 2, minimum);
+        return switches(kind, voluntary, perSecond, minimum, 2);
+    }
+
+    static Switches switches(String kind, long voluntary, double perSecond, long minimum, double userToKernel) {
+        return new Switches(kind, 1.2, voluntary, 100, perSecond, userToKernel, minimum);
     }
 
     @Test
     void contextSwitches() {
         shownBothWays(Switches.EXPECTED, List.of(
                 List.of(switches("platform", 20_700, 17_000, 20_000), switches("virtual", 5_800, 4_800, 0)),
+                // the seminar's sizes: 3.8 x the switches, user:kernel 6.2 : 1 against 1.3 : 1
+                List.of(switches("platform", 20_700, 19_900, 20_000, 1.3), switches("virtual", 5_800, 5_300, 0, 6.2)),
                 // carriers that parked in the kernel after every wake-up, as often as the platform threads slept
                 List.of(switches("platform", 20_700, 17_000, 20_000), switches("virtual", 20_600, 17_500, 0))));
+    }
+
+    static SwitchCosts.PingPong ping(String threads, double ns, double switches) {
+        return new SwitchCosts.PingPong("JDK 25", threads, ns, ns * 0.05, new double[] {ns * 0.98, ns, ns * 1.02},
+                switches, new double[] {switches * 0.99, switches, switches * 1.01});
+    }
+
+    static SwitchCosts.Depth depth(int frames, double words, double ns) {
+        return new SwitchCosts.Depth("JDK 25", frames, words, ns, ns * 0.05, new double[] {ns * 0.98, ns, ns * 1.02});
+    }
+
+    static Map<String, SwitchCosts.Run> switchCost(double platformNs, double platformSwitches, double virtualNs,
+                                                   double virtualSwitches, double deepNs) {
+        return Map.of("JDK 25", new SwitchCosts.Run("JDK 25", List.of(ping("virtual", virtualNs, virtualSwitches),
+                ping("platform", platformNs, platformSwitches)), List.of(depth(1, 20, 100), depth(1_000, 3_030, deepNs))));
+    }
+
+    @Test
+    void switchCost() {
+        shownBothWays(SwitchCosts.EXPECTED, List.of(
+                switchCost(12_000, 2.1, 400, 0.001, 250),
+                // platform threads that spun instead of parking, and each virtual switch through the kernel too;
+                // a continuation that copied every word back at each thaw
+                switchCost(600, 0.05, 500, 1.0, 6_000)));
+    }
+
+    static LazyThaw.Park park(int depth, int wordsAfterResume, int thaws, double framesPerThaw) {
+        return new LazyThaw.Park(depth, depth * 7, wordsAfterResume, new int[] {0}, thaws, 7, framesPerThaw * 7,
+                framesPerThaw, 300, depth);
+    }
+
+    @Test
+    void lazyThaw() {
+        shownBothWays(SwitchCosts.LAZY_THAW_EXPECTED, List.of(
+                Map.of("JDK 25", new LazyThaw.Run("25", 25, 500, park(400, 2_780, 330, 1), park(40, 0, 0, Double.NaN))),
+                // interpreted frames thawed several at a time (thaw_slow), the shallow chunk a frame at a time too
+                Map.of("JDK 25", new LazyThaw.Run("25", 25, 500, park(400, 2_780, 100, 3), park(40, 250, 40, 1))),
+                // no lazy thaw at all: every frame back at the first mount
+                Map.of("JDK 25", new LazyThaw.Run("25", 25, 500, park(400, 0, 1, Double.NaN), park(40, 0, 0, Double.NaN)))));
     }
 
     // ------------------------------------------------------------------------------------------ chapter 05

@@ -241,12 +241,6 @@ public final class Claims {
         rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
 
         // -------------------------------------------------------------------------------------- vt-seminar-blog
-        rule("sem-2", "03-context-switches", r -> r.pair("03-context-switches", "kind", "switchesPerSecond", "platform", "virtual"),
-                v -> compare(v, "context switches", "platform threads", "platform", "virtual threads", "virtual", "/s",
-                        atLeast(3.8 / 1.25, 1.1, "on how often carriers run out of work and park in the kernel")));
-        rule("sem-3", "03-context-switches", r -> r.pair("03-context-switches", "kind", "userToKernel", "virtual", "platform"),
-                v -> compare(v, "user:kernel CPU time", "virtual threads", "virtual", "platform threads", "platform",
-                        ": 1", atLeast(6.2 / 1.3 / 1.25, 1.1, "on the JDK's and the kernel's own work")));
         rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
             String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
                     .orElseThrow(() -> new NotRun("no JDK measured"));
@@ -276,20 +270,6 @@ public final class Claims {
         rule("flux-11", "04-jfr", r -> vals("pinned", r.top("04-jfr", "pinnedTotal"), "pins", r.top("04-jfr", "pins")),
                 v -> share(v, "jdk.VirtualThreadPinned events", "pinned", "the pins made", "pins", "events",
                         atLeast(1.0, 1e-9, "on the event's 20 ms threshold")));
-        rule("flux-12", "03-thread-cost", r -> {
-                    JsonObject most = r.maxBy(r.rows("03-thread-cost", "kind", "virtual"), "threads");
-                    return vals("threads", num(most, "threads"), "osThreads", num(most, "liveThreads"), "claimed", 100_000);
-                },
-                v -> {
-                    Found f = share(v, "virtual threads held at once", "threads", "100,000", "claimed", "threads",
-                            atLeast(1.0, 0, "on the profile: fewer were started"));
-                    double perThread = v.get("osThreads") / v.get("threads");
-                    if (perThread >= 0.5) return with(f, Verdict.REFUTED, null);
-                    if (f.verdict() == Verdict.CONFIRMED && perThread >= 0.01) {
-                        return with(f, Verdict.DEPENDS, "on the OS threads they needed");
-                    }
-                    return f;
-                });
 
         // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
         rule("jpa-10", "05-pinning", r -> {

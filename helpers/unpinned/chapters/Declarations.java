@@ -20,6 +20,7 @@ public final class Declarations {
         return List.of(ExecutorBatches.IO_EXPECTED, ExecutorBatches.CPU_EXPECTED, EndpointLoad.SLEEP_EXPECTED,
                 Mounting.SLEEPERS_EXPECTED, Mounting.BLOCKING_EXPECTED, Mounting.HOPS_EXPECTED,
                 ThreadCost.COST_EXPECTED, ThreadCost.DEPTH_EXPECTED, StackChunks.EXPECTED, Switches.EXPECTED,
+                SwitchCosts.EXPECTED, SwitchCosts.LAZY_THAW_EXPECTED,
                 Pinning.PINNING_EXPECTED, Pinning.CLASS_LOADING_EXPECTED, Pinning.TRACE_EXPECTED,
                 OrderSweep.SWEEP_EXPECTED, OrderSweep.DEPENDENCIES_EXPECTED, OrderSweep.HIDDEN_BLOCKING_EXPECTED,
                 OrderSweep.TRACES_EXPECTED, SpringLoad.PR_EXPECTED, SpringLoad.FRAMEWORK_EXPECTED,

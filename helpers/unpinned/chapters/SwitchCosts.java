@@ -1,5 +1,8 @@
 package unpinned.chapters;
 
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Measurement;
 import unpinned.core.RunGuard;
 import unpinned.core.Show;
@@ -8,7 +11,6 @@ import unpinned.running.Jmh;
 import unpinned.showing.Charts;
 import unpinned.showing.Comparison;
 import unpinned.showing.DrawnChart;
-import unpinned.showing.Meaning;
 
 import org.knowm.xchart.AnnotationLine;
 import org.knowm.xchart.AnnotationText;
@@ -45,10 +47,25 @@ public final class SwitchCosts {
                             osSwitchesPerRoundTrip, "switches").bound(threads.equals("platform") ? 2 : 0,
                             Measurement.Bound.ESTIMATE));
         }
+
+        /** ns per round trip with its 95 % interval over the JMH iterations. */
+        public Figure time() {
+            return iterations(samples, nsPerRoundTrip);
+        }
+
+        /** OS context switches per round trip with its 95 % interval over the JMH iterations. */
+        public Figure osSwitches() {
+            return iterations(switchSamples, osSwitchesPerRoundTrip);
+        }
     }
 
     /** One depth: the words frozen after a yield, and ns per run + yield (JMH's score, error, each iteration). */
-    public record Depth(String jdk, int depth, double chunkWords, double ns, double errorNs, double[] samples) {}
+    public record Depth(String jdk, int depth, double chunkWords, double ns, double errorNs, double[] samples) {
+        /** ns per run + yield with its 95 % interval over the JMH iterations. */
+        public Figure time() {
+            return iterations(samples, ns);
+        }
+    }
 
     /** S35 on one JDK: both benchmarks. */
     public record Run(String jdk, List<PingPong> pingPong, List<Depth> depths) {}
@@ -116,22 +133,35 @@ public final class SwitchCosts {
                 Map.of("a park in the kernel on each side: 2", 2.0));
     }
 
-    /** Per JDK: platform against virtual, in time and in OS switches per round trip. */
-    public static List<Meaning.Outcome> pingPongOutcomes(Map<String, Run> runs) {
-        RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> out = new ArrayList<>();
-        runs.forEach((jdk, r) -> {
-            PingPong v = ping(r, "virtual"), p = ping(r, "platform");
-            double tie = Math.max(0.05, Math.max(spread(v.samples()), spread(p.samples())));
-            out.add(Meaning.compare("a park/unpark round trip (" + jdk + ")", "platform threads", p.nsPerRoundTrip(),
-                    "virtual threads on one carrier", v.nsPerRoundTrip(), "ns", tie, Meaning.Relation.MORE,
-                    "another process took the carrier's core during the virtual threads' iterations"));
-            out.add(Meaning.share("the platform threads' OS context switches per round trip (" + jdk + ")",
-                    p.osSwitchesPerRoundTrip(), "two, one park in the kernel per side", 2, "switches", 0.5,
-                    "the other side's unpark came before the park, which then returned at once"));
-        });
-        return out;
+    static Depth shallowest(Run r) {
+        return r.depths().stream().min(java.util.Comparator.comparingDouble(Depth::chunkWords)).orElseThrow();
     }
+
+    static Depth deepest(Run r) {
+        return r.depths().stream().max(java.util.Comparator.comparingDouble(Depth::chunkWords)).orElseThrow();
+    }
+
+    /**
+     * What chapter 03 expects of S35 on every JDK it ran on (JMH iterations give each figure its spread; the JDK
+     * closest to each line is the one judged): a platform round trip goes through the kernel's scheduler twice (each
+     * side parks once), a virtual one stays on its carrier, a few memory copies, so the platform one takes several
+     * times as long; and because thaw_fast copies back one frame of a chunk of 500 words or more, the deepest stack's
+     * run + yield costs a few times the shallowest's, where copying every word twice would cost tens of times.
+     */
+    public static final Expectations<Map<String, Run>> EXPECTED = Expectations.<Map<String, Run>>of("03-switch-cost")
+            .expect("platform-round-trip-slower", "the platform threads' park/unpark round trip",
+                    "virtual threads' on one carrier", runs -> Figure.lowest(runs.values(),
+                            r -> ping(r, "platform").time().over(ping(r, "virtual").time())), Line.atLeast(2))
+            .claims("pr-14")
+            .expect("platform-parks-in-the-kernel", "the platform threads' OS context switches per round trip",
+                    "two, one park in the kernel per side", runs -> Figure.lowest(runs.values(),
+                            r -> ping(r, "platform").osSwitches().over(2)), Line.atLeast(0.5))
+            .expect("virtual-stays-in-the-jvm", "the virtual threads' OS context switches per round trip",
+                    "one per round trip", runs -> Figure.highest(runs.values(), r -> ping(r, "virtual").osSwitches()),
+                    Line.atMost(0.5))
+            .expect("deep-stack-thawed-lazily", "run + yield at the deepest stack measured", "at the shallowest",
+                    runs -> Figure.highest(runs.values(), r -> deepest(r).time().over(shallowest(r).time())),
+                    Line.atMost(8));
 
     /**
      * ns per run + yield against the words frozen (log axis), a line per JDK with JMH's error bars; the 500-word line
@@ -289,36 +319,47 @@ public final class SwitchCosts {
     }
 
     /**
-     * Per JDK: frames of ours thawed per thaw while the chunk held 500 words or more (expected 1), and the shallow
-     * park's words left after its first mount (expected 0: thawed whole).
+     * What chapter 03 expects of S36 on every JDK it ran on (counts, exact; the JDK with the most frames per thaw is
+     * the one judged): behind the return barrier each thaw takes one frame of ours while the chunk holds 500 words
+     * or more (thaw_fast's single-frame path); interpreted frames or a GC in between would take more at once. A park
+     * under 500 words comes back whole at its first mount (thaw_fast copies the chunk), unless its chunk has to be
+     * thawed slowly (a GC marked it, or it holds interpreted frames), one frame at a time.
      */
-    public static List<Meaning.Outcome> lazyThawOutcomes(Map<String, LazyThaw.Run> runs) {
+    public static final Expectations<Map<String, LazyThaw.Run>> LAZY_THAW_EXPECTED =
+            Expectations.<Map<String, LazyThaw.Run>>of("03-lazy-thaw")
+                    .expect("a-frame-per-thaw", "the frames of ours one thaw took behind the return barrier"
+                                    + " (median, deep park)", "one frame", runs -> Figure.highest(runs.values(),
+                                    r -> Figure.exact(framesPerThaw(r.deep()))), Line.atMost(1.5))
+                    .expect("shallow-thawed-whole", "the words a park under 500 words left frozen after its first"
+                                    + " mount", "the words it parked", runs -> Figure.highest(runs.values(),
+                                    r -> Figure.exact(r.shallow().wordsAfterResume()).over(r.shallow().wordsParked())),
+                            Line.atMost(0.1));
+
+    /** The median frames per thaw while 500 words or more were left; none such: every frame came back at once. */
+    static double framesPerThaw(LazyThaw.Park p) {
+        return Double.isNaN(p.framesPerThaw()) ? p.wordsParked() / p.frameWords() : p.framesPerThaw();
+    }
+
+    /** Per JDK, in words: where the deep park's words went on the way back, and the shallow park's. */
+    public static void describeLazyThaw(Map<String, LazyThaw.Run> runs) {
         RunGuard.check("writing what the run means");
-        List<Meaning.Outcome> out = new ArrayList<>();
         runs.forEach((jdk, r) -> {
             LazyThaw.Park d = r.deep();
-            out.add(Meaning.times(String.format(Locale.ROOT, "each thaw behind the return barrier (%s, parked %d frames"
-                    + " deep, %,d thaws)", jdk, d.depth(), d.thaws()), d.framesPerThaw(), "one frame of ours", 1,
-                    "frames", 1.5, "interpreted frames (thaw_slow) or a GC in between: run the cell again"));
             Show.markdown(String.format(Locale.ROOT, "**This run, %s:** parked %d frames deep (%,d words), %,d words"
-                    + " stayed frozen after the resume and went one frame (%.0f words) per return until %,d were left,"
-                    + " which one thaw took; parked %d frames deep (%,d words), %,d words stayed frozen after the"
-                    + " resume.", jdk, d.depth(), d.wordsParked(), d.wordsAfterResume(), d.frameWords(),
-                    d.lastThawWords(), r.shallow().depth(), r.shallow().wordsParked(),
-                    r.shallow().wordsAfterResume()));
+                    + " stayed frozen after the resume and went %.2f frames (%.0f words each) per thaw over %,d"
+                    + " thaws until %,d were left, which one thaw took; parked %d frames deep (%,d words), %,d words"
+                    + " stayed frozen after the resume.", jdk, d.depth(), d.wordsParked(), d.wordsAfterResume(),
+                    d.framesPerThaw(), d.frameWords(), d.thaws(), d.lastThawWords(), r.shallow().depth(),
+                    r.shallow().wordsParked(), r.shallow().wordsAfterResume()));
         });
-        return out;
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------
 
-    /** (max - min) / median of the iterations: the run's own spread. */
-    static double spread(double[] v) {
-        if (v.length == 0) return 0;
-        double[] s = v.clone();
-        Arrays.sort(s);
-        double median = s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-        return (s[s.length - 1] - s[0]) / median;
+    /** {@code mean} with the 95 % interval of the JMH iterations {@code samples} (none: no spread). */
+    static Figure iterations(double[] samples, double mean) {
+        if (samples == null || samples.length == 0) return Figure.single(mean);
+        return Figure.samples(samples, "JMH iterations").at(mean);
     }
 
     private static double finite(double e) {

@@ -71,7 +71,9 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
      * What chapter 03 expects of blocked threads (each count one run, no spread): a platform thread holds an OS
      * thread, whose resident stack pages and bookkeeping are what the sources call 1-2 MB (reserved, so only part is
      * resident); a virtual thread holds no OS thread, and its heap is a small part of a platform thread's RSS,
-     * about the source's 1 KB (confirmed up to 1.25 KiB).
+     * about the source's 1 KB (confirmed up to 1.25 KiB), a tenth at most of a platform thread's RSS (ten times as many
+     * in the same memory: hundreds of thousands where thousands fit); and a platform thread, an OS thread to create,
+     * takes ten times as long or more to start.
      */
     public static final Expectations<List<ThreadCost>> COST_EXPECTED =
             Expectations.<List<ThreadCost>>of("03-thread-cost")
@@ -79,6 +81,7 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                             "a blocked platform thread's RSS (largest count)",
                             rows -> Figure.single(largest(rows, "virtual").heapBytesPerThread())
                                     .over(largest(rows, "platform").rssBytesPerThread()), Line.atMost(0.1))
+                    .claims("flux-12")
                     .untestableWhen(ThreadCost::noRss)
                     .expect("platform-rss-over-1-mib", "the RSS per blocked platform thread (largest count)",
                             "the 1 MiB stack it reserves", rows -> Figure.single(
@@ -102,7 +105,19 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                                     + " threads were blocked", "those virtual threads",
                             rows -> Figure.exact(largest(rows, "virtual").liveThreads())
                                     .over(largest(rows, "virtual").threads()), Line.atMost(0.01))
-                    .claims("jmh-10");
+                    .claims("jmh-10")
+                    // a platform thread's start makes an OS thread (clone, its stack mapped); a virtual one's, a heap
+                    // object and a queue entry
+                    .expect("platform-start-costlier", "starting a platform thread (largest count)",
+                            "starting a virtual thread (largest count)", rows -> Figure.single(
+                                    largest(rows, "platform").startSecondsPerThread())
+                                    .over(largest(rows, "virtual").startSecondsPerThread()), Line.atLeast(10))
+                    .claims("sem-32");
+
+    /** The time starting them took, per thread. */
+    public double startSecondsPerThread() {
+        return startSeconds / threads;
+    }
 
     /** The run of the fewest frames, and of the most. */
     public static ThreadCost shallowest(List<ThreadCost> rows) {
