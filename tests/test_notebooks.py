@@ -352,7 +352,7 @@ def test_04_no_time_slicing_for_virtual_threads(chapter_04_ran):
     assert set(rows) == {"virtual", "platform"}, sorted(rows)
     j = assert_judged(chapter_04_ran, "04-no-time-slicing")
     report(f"04 ping lateness while CPU hogs of {rows['virtual']['hogMs']:.0f} ms hold the cores, over the hog's"
-           f" run: virtual threads {ratio(j['virtual-ping-waits-a-hog'])}, platform threads"
+           f" run: virtual threads {ratio(j['virtual-ping-waits-a-hog'])} (jmh-13), platform threads"
            f" {ratio(j['platform-ping-gets-a-slice'])}")
 
 
@@ -364,10 +364,21 @@ def test_04_the_cpu_endpoint_stays_under_the_cpu_bound(chapter_04_ran):
     j = assert_judged(chapter_04_ran, "04-cpu-endpoint")
     report(f"04 CPU endpoint: the run closest to its CPU bound {ratio(j['no-run-beats-its-cpu'])}; virtual / pool:"
            f" cores busy {ratio(j['cores-as-busy'])}, throughput {ratio(j['nothing-for-cpu-work'])}"
-           f" (published 20.3 / 23.3 = 0.87)")
+           f" (pr-15; published 20.3 / 23.3 = 0.87)")
     jfr = latest_result(chapter_04_ran, "04-jfr")["data"]
     assert jfr["events"]["jdk.VirtualThreadStart"] >= jfr["threads"], jfr["events"]
-    assert jfr["pinnedTotal"] >= 1, "no jdk.VirtualThreadPinned event from blocking in a class initializer"
+    pins = assert_judged(chapter_04_ran, "04-jfr")
+    report(f"04 JFR: pinned events from the class initializer over the threads that blocked there"
+           f" {ratio(pins['every-pin-recorded'])} (flux-11)")
+
+
+def test_04_which_queue_a_runnable_thread_waits_in(chapter_04_ran):
+    j = assert_judged(chapter_04_ran, "04-which-queue")
+    report(f"04 which queue: starts from a virtual thread, the carriers' own queues' share on the JDK closest to the"
+           f" source {ratio(j['virtual-starts-go-to-a-carriers-queue'])} (sem-17); starts from a platform thread,"
+           f" the submission queues' share {ratio(j['platform-starts-wait-in-submission-queues'])}; unparks from a"
+           f" virtual thread, the carriers' own queues' share {ratio(j['unparks-wait-in-the-carriers-queue'])}"
+           f" (sem-18)")
 
 
 def test_04_sockets_timers_and_the_unblocker(chapter_04_ran):

@@ -683,6 +683,21 @@ public class DeclarationsTest {
                 Map.of("JDK 25", queues(25, 0, 0, 0, 0))));
     }
 
+    static unpinned.running.Jfr.VirtualThreads recording(int pins, long clinitEvents) {
+        return new unpinned.running.Jfr.VirtualThreads("25", 1_000, 5, pins, 10, 50, 2, 1_000, Map.of(), Map.of(),
+                Map.of(), null, List.of(), clinitEvents, Map.of(VirtualThreadEvents.CASE_CLINIT, clinitEvents),
+                Map.of(), List.of(), 100, List.of(), null, "not asked", "recording.jfr");
+    }
+
+    @Test
+    void jfrPins() {
+        shownBothWays(JfrRuns.EXPECTED, List.of(recording(4, 4),
+                // a recording that missed pins longer than the event's threshold
+                recording(4, 1),
+                // no pins made: nothing to record
+                recording(0, 0)));
+    }
+
     static SchedulerInternals.CompensationCase blockCase(String name, int blockedAtOnce) {
         return new SchedulerInternals.CompensationCase(name, 200, 1, 1, 1, false, null, blockedAtOnce);
     }

@@ -227,17 +227,10 @@ public final class Claims {
     private static final String JDK = "on the JDK: since JDK 24 (JEP 491) a thread in synchronized unmounts";
 
     static {
-        // -------------------------------------------------------------------------------------- vt-jmh-blog
-        rule("jmh-7", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
-
         // -------------------------------------------------------------------------------------- vt-http-pr
         rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
                 v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
                         "MB", atMost(0.9, 1.1, "within 10 %")));
-        rule("pr-13", "04-carrier-timeline", Claims::parallelismAndCores, Claims::carriersAreCores);
-        rule("pr-15", "04-cpu-endpoint", r -> r.pair("04-cpu-endpoint", "server", "throughput", "virtual threads", "pool of 200"),
-                v -> compare(v, "CPU endpoint throughput", "virtual threads", "virtual threads", "the pool of 200",
-                        "pool of 200", "req/s", atMost(1.10)));
         rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
 
         // -------------------------------------------------------------------------------------- vt-seminar-blog
@@ -258,18 +251,9 @@ public final class Claims {
             return times(v, "two sleeps holding a ReentrantLock on " + jdk, jdk, "one sleep", "sleepMs", "ms",
                     atMost(1.2, 1.8, "between unmounting and pinning"));
         });
-        rule("sem-17", "s27-which-queue", r -> queues(r, "start-virtual"),
-                v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
-                        atLeast(0.5)));
-        rule("sem-18", "s27-which-queue", r -> queues(r, "unpark-virtual"),
-                v -> share(v, "the carriers' own queues", "worker", "the most queued anywhere", "total", "tasks",
-                        atLeast(0.5)));
 
         // -------------------------------------------------------------------------------------- vt-webflux-blog
         rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
-        rule("flux-11", "04-jfr", r -> vals("pinned", r.top("04-jfr", "pinnedTotal"), "pins", r.top("04-jfr", "pins")),
-                v -> share(v, "jdk.VirtualThreadPinned events", "pinned", "the pins made", "pins", "events",
-                        atLeast(1.0, 1e-9, "on the event's 20 ms threshold")));
 
         // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
         rule("jpa-10", "05-pinning", r -> {
@@ -288,16 +272,6 @@ public final class Claims {
     }
 
     // ------------------------------------------------------------------------------------------ shared rule parts
-
-    private static Map<String, Double> parallelismAndCores(Saved r) {
-        JsonObject t = r.top("04-carrier-timeline");
-        return vals("parallelism", num(t, "parallelism"), "cores", num(t, "cores"));
-    }
-
-    private static Found carriersAreCores(Vals v) {
-        return share(v, "the default scheduler's parallelism", "parallelism", "the cores", "cores", "carriers",
-                within(1.0, 1.0));
-    }
 
     private static Map<String, Double> reactiveLeadByUsers(Saved r) {
         Map<Double, Double> vt = new TreeMap<>(), rx = new TreeMap<>();
@@ -393,18 +367,6 @@ public final class Claims {
                     + String.join(", ", unmounts);
         }
         return new Found(verdict, because, f.outcome(), null, text);
-    }
-
-    private static Map<String, Double> queues(Saved r, String path) {
-        JsonObject q = r.top("s27-which-queue");
-        for (JsonObject p : objects(q.get("paths"))) {
-            if (path.equals(str(p, "path"))) {
-                double worker = num(p, "workerQueueMax"), sub = num(p, "submissionsMax");
-                if (worker + sub == 0) throw new NotRun("s27-which-queue saw nothing queued on '" + path + "'");
-                return vals("worker", worker, "submissions", sub, "total", worker + sub);
-            }
-        }
-        throw new NotRun("s27-which-queue has no path '" + path + "'");
     }
 
     private static Map<String, Double> prefixed(String prefix, Map<String, Double> m) {

@@ -28,7 +28,7 @@ public final class Declarations {
                 Backpressure.POOL_EXPECTED, Backpressure.WRITES_EXPECTED, ReactiveDriver.EXPECTED,
                 Backpressure.FAN_OUT_EXPECTED, Backpressure.SCOPED_EXPECTED, UnparkStealing.STEAL_COUNTER_EXPECTED,
                 CarrierTimeline.EXPECTED, UnparkStealing.EXPECTED, CarrierScaling.EXPECTED, NoTimeSlicing.EXPECTED,
-                EndpointLoad.CPU_EXPECTED, IoPath.EXPECTED, SchedulerRuns.WHICH_QUEUE_EXPECTED,
+                EndpointLoad.CPU_EXPECTED, IoPath.EXPECTED, SchedulerRuns.WHICH_QUEUE_EXPECTED, JfrRuns.EXPECTED,
                 SchedulerRuns.COMPENSATION_EXPECTED, SchedulerRuns.SWEEP_EXPECTED, WakeUps.EXPECTED);
     }
 

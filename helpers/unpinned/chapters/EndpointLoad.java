@@ -319,6 +319,7 @@ public final class EndpointLoad {
             .expect("nothing-for-cpu-work", "virtual threads' throughput", "the pool of 200's",
                     rows -> acrossRuns(rows, "virtual", CpuRun::throughput)
                             .over(acrossRuns(rows, "pool", CpuRun::throughput)), Line.atMost(1.1))
+            .claims("pr-15")
             .because(rows -> String.format(Locale.ROOT, "CPU per request (server and load generator, median) %s µs"
                     + " on virtual threads, %s µs on the pool", Figure.number(median(rows, "virtual",
                     CpuRun::totalCpuUsPerRequest)), Figure.number(median(rows, "pool", CpuRun::totalCpuUsPerRequest))));

@@ -63,6 +63,7 @@ public final class NoTimeSlicing {
             .expect("virtual-ping-waits-a-hog", "the latest ping on virtual threads", "the hog's run",
                     rows -> kind(rows, "virtual").worstDuringHogs().over(kind(rows, "virtual").hogMs()),
                     Line.atLeast(0.9))
+            .claims("jmh-13")
             .expect("platform-ping-gets-a-slice", "the latest ping on platform threads", "the hog's run",
                     rows -> kind(rows, "platform").worstDuringHogs().over(kind(rows, "platform").hogMs()),
                     Line.atMost(0.25));
