@@ -772,7 +772,7 @@ public final class Pinning {
             .expect("synchronized-pins-before-jdk-24", "two threads sleeping inside synchronized on one carrier, on"
                             + " the oldest JDK before 24 measured (the sources' JDK 21)", "one sleep",
                     rows -> timeToSleep(synchronizedBefore24(rows)), Line.atLeast(1.8).directionFrom(1.2))
-            .claims("pr-17", "sem-10", "flux-10")
+            .claims("sem-10")
             .untestableWhen(rows -> notMeasured(synchronizedBefore24(rows), "no JDK before 24 ran synchronized-sleep"))
             .expect("synchronized-unmounts-since-jdk-24", "two threads sleeping inside synchronized on one carrier, on"
                             + " the newest JDK 24 or later measured", "one sleep",
