@@ -27,19 +27,8 @@ VERDICTS = ("confirmed", "refuted", "inconclusive", "depends")
 # Made-up numbers, by the names each rule reads, with the verdict its row in data/claims.csv gives them. They test the
 # rule, not a measurement: every rule has a case that refutes it.
 C, R, D = "confirmed", "refuted", "depends"
-PIN = {"JDK 21": 400, "JDK 25": 201, "sleepMs": 200}
 CASES: dict[str, list[tuple[dict, str]]] = {
     "pr-11": [({"virtual": 21, "platform-pool-50": 50}, C), ({"virtual": 323, "platform-pool-50": 225}, R)],
-    "pr-17": [(PIN, D), ({"JDK 21": 400, "sleepMs": 200}, C), ({"JDK 21": 201, "JDK 25": 200, "sleepMs": 200}, R)],
-    "sem-30": [({"JDK 21": 207, "JDK 25": 205, "sleepMs": 200}, C), ({"JDK 21": 207, "JDK 25": 300, "sleepMs": 200}, D),
-               ({"JDK 21": 401, "JDK 25": 205, "sleepMs": 200}, R)],
-    "sem-10": [(PIN, D), ({"JDK 21": 400, "JDK 22": 399, "sleepMs": 200}, C), ({"JDK 25": 201, "sleepMs": 200}, R)],
-    "sem-11": [({"JDK 25": 401, "sleepMs": 200}, C), ({"JDK 25": 300, "sleepMs": 200}, D), ({"JDK 25": 201, "sleepMs": 200}, R)],
-    "sem-12": [({"JDK 21": 206, "sleepMs": 200}, C), ({"JDK 21": 300, "sleepMs": 200}, D), ({"JDK 21": 400, "sleepMs": 200}, R)],
-    "flux-10": [(PIN, D), ({"JDK 23": 400, "sleepMs": 200}, C), ({"JDK 21": 210, "JDK 25": 200, "sleepMs": 200}, R)],
-    "jpa-10": [({"JDK 25": 201, "sleepMs": 200, "events JDK 25": 0}, C), ({"JDK 25": 400, "sleepMs": 200, "events JDK 25": 2}, R),
-               ({"JDK 25": 201, "sleepMs": 200, "events JDK 25": 2}, R), ({"JDK 25": 300, "sleepMs": 200, "events JDK 25": 0}, D),
-               ({"JDK 21": 400, "sleepMs": 200}, "not run yet")],
 }
 
 

@@ -308,11 +308,20 @@ public class DeclarationsTest {
     @Test
     void pinningCases() {
         shownBothWays(Pinning.PINNING_EXPECTED, List.of(
+                List.of(pin("JDK 21", "none", 1.01, "unmounts", "unmounts"),
+                        pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
+                        pin("JDK 21", "reentrant-lock", 1.02, "unmounts", "unmounts"),
+                        pin("JDK 25", "none", 1.01, "unmounts", "unmounts"),
+                        pin("JDK 25", "synchronized-sleep", 1.02, "unmounts", "unmounts"),
+                        pin("JDK 25", "native-upcall-sleep", 2.01, "pins", "pins")),
+                // a JDK 25 whose monitors still pinned, and a native frame that did not: not what JEP 491 predicts
                 List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
-                        pin("JDK 25", "synchronized-sleep", 1.02, "unmounts", "unmounts")),
-                // a JDK 25 whose monitors still pinned: not what JEP 491 predicts
-                List.of(pin("JDK 21", "synchronized-sleep", 2.0, "pins", "pins"),
-                        pin("JDK 25", "synchronized-sleep", 2.0, "pins", "unmounts"))));
+                        pin("JDK 25", "synchronized-sleep", 2.0, "pins", "unmounts"),
+                        pin("JDK 25", "native-upcall-sleep", 1.01, "unmounts", "pins")),
+                // a JDK 21 whose monitors unmounted, a ReentrantLock that pinned, plain sleeps that took turns
+                List.of(pin("JDK 21", "synchronized-sleep", 1.01, "unmounts", "pins"),
+                        pin("JDK 21", "reentrant-lock", 2.0, "pins", "unmounts"),
+                        pin("JDK 21", "none", 2.0, "pins", "unmounts"))));
         shownBothWays(Pinning.CLASS_LOADING_EXPECTED, List.of(
                 List.of(pin("JDK 25", "class-init", 2.0, "pins", "pins")),
                 List.of(pin("JDK 25", "loadclass-slow-loader", 2.0, "pins", "unmounts"))));

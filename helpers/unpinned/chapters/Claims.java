@@ -24,8 +24,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The claims ledger: every claim of the five sources ({@code data/claims.csv}), each with a verdict computed from
@@ -224,51 +222,13 @@ public final class Claims {
         return m;
     }
 
-    private static final String JDK = "on the JDK: since JDK 24 (JEP 491) a thread in synchronized unmounts";
-
     static {
         // -------------------------------------------------------------------------------------- vt-http-pr
         rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
                 v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
                         "MB", atMost(0.9, 1.1, "within 10 %")));
-        rule("pr-17", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
-
-        // -------------------------------------------------------------------------------------- vt-seminar-blog
-        rule("sem-30", "05-pinning", r -> pinning(r, "none"), v -> {
-            String slowest = jdks(v).stream().max(Comparator.comparingDouble(v::get))
-                    .orElseThrow(() -> new NotRun("no JDK measured"));
-            return times(v, "two sleeps with nothing held on " + slowest, slowest, "one sleep", "sleepMs", "ms",
-                    atMost(1.2, 1.8, "between unmounting and pinning"));
-        });
-        rule("sem-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
-        rule("sem-11", "05-pinning", r -> pinning(r, "native-upcall-sleep"), v -> {
-            String jdk = newest(v);
-            return times(v, "two sleeps inside a native frame on " + jdk, jdk, "one sleep", "sleepMs", "ms",
-                    atLeast(1.8, 1.2, "on what else blocks"));
-        });
-        rule("sem-12", "05-pinning", r -> pinning(r, "reentrant-lock"), v -> {
-            String jdk = oldest(v);
-            return times(v, "two sleeps holding a ReentrantLock on " + jdk, jdk, "one sleep", "sleepMs", "ms",
-                    atMost(1.2, 1.8, "between unmounting and pinning"));
-        });
-
-        // -------------------------------------------------------------------------------------- vt-webflux-blog
-        rule("flux-10", "05-pinning", r -> pinning(r, "synchronized-sleep"), v -> pinsOnOldJdks(v, "synchronized"));
 
         // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
-        rule("jpa-10", "05-pinning", r -> {
-                    Map<String, Double> m = pinning(r, "synchronized-sleep");
-                    m.putAll(prefixed("events ", pinnedEvents(r, "synchronized-sleep")));
-                    return m;
-                },
-                v -> {
-                    String jdk = newest(v);
-                    if (Integer.parseInt(jdk.substring(4)) < 24) throw new NotRun("no JDK 24 or newer measured");
-                    Found f = times(v, "two sleeps inside synchronized on " + jdk, jdk, "one sleep", "sleepMs", "ms",
-                            atMost(1.2, 1.8, "between unmounting and pinning"));
-                    if (v.map.getOrDefault("events " + jdk, 0.0) > 0) return with(f, Verdict.REFUTED, null);
-                    return f;
-                });
     }
 
     // ------------------------------------------------------------------------------------------ shared rule parts
@@ -287,93 +247,6 @@ public final class Claims {
                 "belowUsers", below);
     }
 
-    // Per JDK: the time two threads took for one sleep each on one carrier, doing `operation`; and the sleep.
-    private static Map<String, Double> pinning(Saved r, String operation) {
-        Map<String, Double> m = new LinkedHashMap<>();
-        double sleep = Double.NaN;
-        for (JsonObject o : r.rows("05-pinning", "operation", operation)) {
-            double ms = num(o, "elapsedMs", Double.NaN);
-            if (Double.isNaN(ms)) continue; // this JDK can't run it (e.g. FFM upcalls on 21)
-            m.put("JDK " + feature(str(o, "jdk")), ms);
-            sleep = num(o, "sleepMs");
-        }
-        if (m.isEmpty()) throw new NotRun("05-pinning measured no '" + operation + "' on any JDK");
-        m.put("sleepMs", sleep);
-        return m;
-    }
-
-    private static Map<String, Double> pinnedEvents(Saved r, String operation) {
-        Map<String, Double> m = new LinkedHashMap<>();
-        for (JsonObject o : r.rows("05-pinning", "operation", operation)) {
-            double events = num(o, "pinnedEvents", Double.NaN);
-            if (!Double.isNaN(events)) m.put("JDK " + feature(str(o, "jdk")), events);
-        }
-        return m;
-    }
-
-    private static int feature(String jdkLabel) {
-        Matcher m = Pattern.compile("(\\d+)").matcher(jdkLabel);
-        if (!m.find()) throw new NotRun("a JDK label without a version: " + jdkLabel);
-        return Integer.parseInt(m.group(1));
-    }
-
-    private static List<String> jdks(Vals v) {
-        return v.map.keySet().stream().filter(k -> k.matches("JDK \\d+"))
-                .sorted(Comparator.comparingInt(k -> Integer.parseInt(k.substring(4)))).toList();
-    }
-
-    private static String oldest(Vals v) {
-        List<String> j = jdks(v);
-        if (j.isEmpty()) throw new NotRun("no JDK measured");
-        return j.get(0);
-    }
-
-    private static String newest(Vals v) {
-        List<String> j = jdks(v);
-        if (j.isEmpty()) throw new NotRun("no JDK measured");
-        return j.get(j.size() - 1);
-    }
-
-    // "synchronized doubles the time on one carrier": true on JDK 21-23, not on 24+ (JEP 491)
-    private static Found pinsOnOldJdks(Vals v, String what) {
-        List<String> jdks = jdks(v);
-        if (jdks.isEmpty()) throw new NotRun("no JDK measured");
-        double sleep = v.get("sleepMs");
-        List<String> pins = new ArrayList<>(), unmounts = new ArrayList<>(), between = new ArrayList<>();
-        for (String j : jdks) {
-            double x = v.get(j) / sleep;
-            (x >= 1.8 ? pins : x <= 1.2 ? unmounts : between).add(j);
-        }
-        Found f = times(v, "two sleeps inside " + what + " on " + jdks.get(0), jdks.get(0), "one sleep", "sleepMs", "ms",
-                atLeast(1.8, 1.2, JDK));
-        StringBuilder others = new StringBuilder();
-        for (String j : jdks.subList(1, jdks.size())) {
-            others.append(String.format(Locale.ROOT, " On %s: %.2f x (%s ms).", j, v.get(j) / sleep, count(v.get(j))));
-        }
-        String text = f.outcome().text() + others;
-        Verdict verdict;
-        String because = null;
-        if (!between.isEmpty()) {
-            verdict = Verdict.DEPENDS;
-            because = "on the JDK: " + String.join(", ", between) + " between pinning and unmounting";
-        } else if (unmounts.isEmpty()) {
-            verdict = Verdict.CONFIRMED;
-        } else if (pins.isEmpty()) {
-            verdict = Verdict.REFUTED;
-        } else {
-            boolean oldPin = pins.stream().allMatch(j -> Integer.parseInt(j.substring(4)) < 24);
-            verdict = Verdict.DEPENDS;
-            because = (oldPin ? JDK : "on the JDK") + "; pins on " + String.join(", ", pins) + ", not on "
-                    + String.join(", ", unmounts);
-        }
-        return new Found(verdict, because, f.outcome(), null, text);
-    }
-
-    private static Map<String, Double> prefixed(String prefix, Map<String, Double> m) {
-        Map<String, Double> out = new LinkedHashMap<>();
-        m.forEach((k, v) -> out.put(prefix + k, v));
-        return out;
-    }
 
     // ------------------------------------------------------------------------------------------ reading a run
 

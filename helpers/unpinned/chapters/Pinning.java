@@ -710,15 +710,94 @@ public final class Pinning {
         return rows.stream().allMatch(r -> Double.isNaN(r.elapsedMs())) ? "no case could run here" : null;
     }
 
+    /** The JDK release of a row ("21" of "21.0.5"). */
+    static int feature(Row r) {
+        return Runtime.Version.parse(r.javaVersion()).feature();
+    }
+
+    /**
+     * The row of {@code operation} measured on the oldest ({@code newest} false) or newest JDK whose release passes
+     * {@code jdk}, or null when none measured it.
+     */
+    static Row measuredOn(List<Row> rows, String operation, java.util.function.IntPredicate jdk, boolean newest) {
+        java.util.Comparator<Row> byRelease = java.util.Comparator.comparingInt(Pinning::feature);
+        var measured = rows.stream().filter(r -> r.operation().equals(operation) && !Double.isNaN(r.elapsedMs())
+                && jdk.test(feature(r)));
+        return (newest ? measured.max(byRelease) : measured.min(byRelease)).orElse(null);
+    }
+
+    /** A case's time from the first start to the last end, over one sleep: one measurement. */
+    static Figure timeToSleep(Row r) {
+        return Figure.single(r.elapsedMs() / r.sleepMs());
+    }
+
+    static String notMeasured(Row r, String what) {
+        return r == null ? what : null;
+    }
+
+    static Row synchronizedBefore24(List<Row> rows) {
+        return measuredOn(rows, "synchronized-sleep", f -> f < 24, false);
+    }
+
+    static Row synchronizedSince24(List<Row> rows) {
+        return measuredOn(rows, "synchronized-sleep", f -> f >= 24, true);
+    }
+
+    static Row nativeFrame(List<Row> rows) {
+        return measuredOn(rows, "native-upcall-sleep", f -> true, true);
+    }
+
+    static Row reentrantLock(List<Row> rows) {
+        return measuredOn(rows, "reentrant-lock", f -> true, false);
+    }
+
+    /** The JDK where two plain sleeps took longest: the claim must hold on every JDK. */
+    static Row slowestPlainSleep(List<Row> rows) {
+        return rows.stream().filter(r -> r.operation().equals("none") && !Double.isNaN(r.elapsedMs()))
+                .max(java.util.Comparator.comparingDouble(Row::elapsedMs)).orElse(null);
+    }
+
     /**
      * What chapter 05 expects of each case on each JDK ({@link #expected}): every measured case pins or unmounts as
      * JEP 491 predicts for its JDK. A pin is told by the time (nearer n sleeps than one), by a wait for the carrier, or
-     * by pinned events; a sleep delayed by another process using the cores can look like a pin.
+     * by pinned events; a sleep delayed by another process using the cores can look like a pin. Then the sources'
+     * pinning claims, each on the JDK it is about, two threads on one carrier: pinned, they take turns (about 2 x one
+     * sleep); unmounted, their sleeps overlap (about 1 x). A time wholly between the two is refuted: nothing else this
+     * run measures holds a carrier that long.
      */
     public static final Expectations<List<Row>> PINNING_EXPECTED = Expectations.<List<Row>>of("05-pinning")
             .expect("cases-as-jep-491-predicts", "the cases whose verdict is the one JEP 491 predicts for their JDK",
                     "the cases measured", Pinning::asPredicted, Line.atLeast(1.0))
-            .untestableWhen(Pinning::noneMeasured);
+            .untestableWhen(Pinning::noneMeasured)
+            .expect("synchronized-pins-before-jdk-24", "two threads sleeping inside synchronized on one carrier, on"
+                            + " the oldest JDK before 24 measured (the sources' JDK 21)", "one sleep",
+                    rows -> timeToSleep(synchronizedBefore24(rows)), Line.atLeast(1.8).directionFrom(1.2))
+            .claims("sem-10")
+            .untestableWhen(rows -> notMeasured(synchronizedBefore24(rows), "no JDK before 24 ran synchronized-sleep"))
+            .expect("synchronized-unmounts-since-jdk-24", "two threads sleeping inside synchronized on one carrier, on"
+                            + " the newest JDK 24 or later measured", "one sleep",
+                    rows -> timeToSleep(synchronizedSince24(rows)), Line.atMost(1.2).directionFrom(1.8))
+            .claims("jpa-10")
+            .because(rows -> synchronizedSince24(rows).pinnedEvents() > 0 ? String.format(Locale.ROOT,
+                    "%.0f pinned events on %s", synchronizedSince24(rows).pinnedEvents(),
+                    synchronizedSince24(rows).jdk()) : null)
+            .untestableWhen(rows -> notMeasured(synchronizedSince24(rows), "no JDK 24 or later ran"
+                    + " synchronized-sleep"))
+            .expect("plain-sleeps-overlap", "two threads sleeping on one carrier with nothing held, on the JDK where"
+                    + " they took longest", "one sleep", rows -> timeToSleep(slowestPlainSleep(rows)),
+                    Line.atMost(1.2).directionFrom(1.8))
+            .claims("sem-30")
+            .untestableWhen(rows -> notMeasured(slowestPlainSleep(rows), "no JDK ran the plain sleep"))
+            .expect("native-frame-pins", "two threads sleeping inside a native frame (an FFM upcall) on one carrier,"
+                    + " on the newest JDK measured", "one sleep", rows -> timeToSleep(nativeFrame(rows)),
+                    Line.atLeast(1.8).directionFrom(1.2))
+            .claims("sem-11")
+            .untestableWhen(rows -> notMeasured(nativeFrame(rows), "no JDK here could run the FFM upcall (JDK 22+)"))
+            .expect("reentrant-lock-unmounts", "two threads sleeping while holding a ReentrantLock on one carrier, on"
+                    + " the oldest JDK measured", "one sleep", rows -> timeToSleep(reentrantLock(rows)),
+                    Line.atMost(1.2).directionFrom(1.8))
+            .claims("sem-12")
+            .untestableWhen(rows -> notMeasured(reentrantLock(rows), "no JDK ran the ReentrantLock case"));
 
     /** The same for class initialization and loading (S31). */
     public static final Expectations<List<Row>> CLASS_LOADING_EXPECTED = Expectations.<List<Row>>of("05-class-loading")
