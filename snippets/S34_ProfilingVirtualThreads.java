@@ -21,6 +21,9 @@
 //SOURCES ../helpers/unpinned/chapters/Work.java
 //SOURCES ../helpers/unpinned/chapters/Profiling.java
 //SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/core/Bounds.java
+//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*

@@ -26,6 +26,7 @@
 //SOURCES ../helpers/unpinned/showing/Comparison.java
 //SOURCES ../helpers/unpinned/core/Expectations.java
 //SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/chapters/Work.java
 package unpinned.solutions;
 
 /*

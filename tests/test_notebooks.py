@@ -838,6 +838,8 @@ def test_08_compares_a_fresh_run_with_the_reference_runs(results_dir):
 # ----------------------------------------------------------------------------- chapter 10: what a profiler sees
 
 FLAME_GRAPH = "Flame graph"  # ProfilingRuns.FLAME_GRAPH: every flame graph's title starts with it
+# Carriers beyond the cores: the scheduler adds one while another is blocked in a file or class-loading call
+SPARE_CARRIERS = 2
 
 
 def flame_graphs(nb) -> list[dict]:
@@ -858,14 +860,16 @@ def chapter_10_ran(results_dir):
 
 
 def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
-    """What each profiler sees, checked against the mechanism: samples never outnumber the CPU they sample; JFR
-    walks a virtual thread's frozen frames and names it; async-profiler sees the carrier's stack, whole while nothing
-    is frozen (shallow), cut at the last thawed frame after a block when the stack is over the 500 words thaw_fast
-    copies back (deep); a virtual hand-off is freeze and thaw, a platform one the kernel's futex path."""
+    """What each profiler sees, judged by the chapter's declarations (samples never outnumber the CPU they sample;
+    JFR walks a virtual thread's frozen frames; async-profiler's deep stacks are cut after a block; a virtual
+    hand-off costs a fraction of a platform one), with the structure the mechanism fixes: JFR names the virtual
+    thread, async-profiler the carrier; the cut falls at Continuation.enterSpecial (cont_returnBarrier with native
+    frames); a virtual hand-off is freeze and thaw."""
     nb = nbformat.read(BUILD / "10-profiling-virtual-threads.ipynb", as_version=4)
     endpoint = latest_result(chapter_10_ran, "10-endpoint")["data"]
     stacks = latest_result(chapter_10_ran, "10-stacks")["data"]
     switches = latest_result(chapter_10_ran, "10-switches")["data"]
+    judged = {e: assert_judged(chapter_10_ran, e) for e in ("10-endpoint", "10-stacks", "10-switches")}
     outputs = json.dumps([o for c in nb.cells for o in c.get("outputs", [])])
     assert "<iframe" not in outputs and "<script" not in outputs, "a flame graph that needs a script or a frame"
     graphs = flame_graphs(nb)
@@ -876,42 +880,22 @@ def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
     course = f"JDK {stacks['javaVersion'].split('.')[0].split('+')[0]}"
     for key, s in seen.items():
         assert s["workload"] > 0 and 0 <= s["reaching"] <= s["workload"], (key, s)
-        if s["profiler"] == "JFR":  # it walks the frozen frames (each run stays under its 64-frame default)
-            assert s["threadKind"] == "virtual" and s["reachingShare"] >= 0.9, (key, s)
+        if s["profiler"] == "JFR":  # it names the virtual thread
+            assert s["threadKind"] == "virtual", (key, s)
         else:  # async-profiler samples OS threads
-            assert s["threadKind"] == "carrier" and s["threadNames"] <= os.cpu_count() + 2, (key, s)
-    share = {}
-    available = endpoint.get("unavailable") is None  # a null field is left out of the JSON
-    if available:
+            assert s["threadKind"] == "carrier" and s["threadNames"] <= os.cpu_count() + SPARE_CARRIERS, (key, s)
+    if endpoint.get("unavailable") is None:  # a null field is left out of the JSON
         assert len(graphs) >= 5, f"{len(graphs)} flame graphs"
-        for e in endpoint["endpoint"]:  # one sample per interval of a thread's CPU, at most
-            assert e["samples"] <= 1.05 * e["cpuSeconds"] * 1000 / endpoint["intervalMs"] + 2, e
-            assert e["inWorkShare"] > 0.5 and e["reachingShare"] >= 0.95, e
-        ap_shallow, ap_deep = seen[(course, "async-profiler cpu", shallow)], seen[(course, "async-profiler cpu", deep)]
-        assert ap_shallow["reachingShare"] >= 0.9, ap_shallow
-        assert ap_deep["reachingShare"] <= ap_shallow["reachingShare"] - 0.2, (ap_deep, ap_shallow)
-        assert ap_deep["cutAt"] == "jdk.internal.vm.Continuation.enterSpecial", ap_deep
+        assert seen[(course, "async-profiler cpu", deep)]["cutAt"] == "jdk.internal.vm.Continuation.enterSpecial"
         assert seen[(course, "async-profiler cpu cstack=vm", deep)]["cutAt"] == "cont_returnBarrier"
-        by = {s["kind"]: s for s in switches["switches"]}
-        v, p = by["virtual"], by["platform"]
+        v = next(s for s in switches["switches"] if s["kind"] == "virtual")
         assert v["shares"].get("freeze", 0) > 0 and v["shares"].get("thaw", 0) > 0, v["shares"]
-        assert v["unprofiledCpuUsPerHandoff"] < p["unprofiledCpuUsPerHandoff"], (v, p)
-        if p["kernelFrames"]:
-            assert p["shares"].get("kernel: futex", 0) > 0.3, p["shares"]
-        share["async-profiler"] = f"{100 * ap_deep['reachingShare']:.0f}"
-    jfr = seen[(course, "JFR jdk.ExecutionSample", deep)]
-    cpu_time = seen.get((course, "JFR jdk.CPUTimeSample", deep))
-    costs = [o for o in stacks["overheads"] if o["jdk"] == course and o["depth"] == shallow]
-    costliest = max(costs, key=lambda o: o["cpuOverhead"]) if costs else None
-    cpu_time_share = f"{100 * cpu_time['reachingShare']:.0f}" if cpu_time else "n/a"
-    overhead = f"{round(100 * costliest['cpuOverhead']):+d}" if costliest else "n/a"  # never "-0"
-    report(f"profile: flame graphs {len(graphs)} rendered offline; stacks reaching run(): async-profiler"
-           f" {share.get('async-profiler', 'n/a')} %, JFR {100 * jfr['reachingShare']:.0f} %, CPU-time sampler"
-           f" {cpu_time_share} % (JDK 25); overhead {overhead} %")
-    report(f"10 stacks reaching run() at depth {shallow} / {deep} ({course}; the overhead above: the costliest"
-           f" profiler's extra CPU per request at depth {shallow}): " + "; ".join(
-               f"{label} {100 * seen[(course, label, shallow)]['reachingShare']:.0f} /"
-               f" {100 * seen[(course, label, deep)]['reachingShare']:.0f} %"
-               for label in sorted({k[1] for k in seen if k[0] == course}))
-           + "; overheads: " + ", ".join(f"{o['profiler']} {round(100 * o['cpuOverhead']):+d} % CPU"
-                                         f" (± {100 * o['cpuSpread']:.0f} %)" for o in costs))
+    e, st, sw = judged["10-endpoint"], judged["10-stacks"], judged["10-switches"]
+    report(f"10 endpoint: samples per CPU interval {ratio(e['samples-within-cpu'])}; carriers over the pool's"
+           f" {ratio(e['carriers-lose-less'])}; in the work {ratio(e['mostly-the-work'])}")
+    report(f"10 stacks at depth {shallow} / {deep} ({course}): async-profiler deep over shallow"
+           f" {ratio(st['async-cut-when-deep'])}; JFR's lowest deep share {ratio(st['jfr-walks-frozen'])};"
+           f" async over JFR deep {ratio(st['async-sees-less-than-jfr'])}; costliest profiler's CPU per request"
+           f" {ratio(st['profilers-cost-little'])}")
+    report(f"10 hand-offs: virtual over platform CPU {ratio(sw['virtual-handoff-cheaper'])}; with the agent over"
+           f" before {ratio(sw['agent-adds-to-a-switch'])}")

@@ -764,4 +764,78 @@ public class DeclarationsTest {
                 // a carrier kept awake that still parks in the OS for every wake-up
                 Map.of("JDK 25", wakeUps(25, 20, 2.2, 1.0, 1.0))));
     }
+
+    // ------------------------------------------------------------------------------------------ chapter 10
+
+    static Profiling.Endpoint server(String server, String event, double cpuSeconds, long samples, double inWork,
+                                     int threads) {
+        return new Profiling.Endpoint(server, 100, 2_000_000, 1_000, event, cpuSeconds, samples, inWork, 1.0,
+                List.of(), threads, null, null);
+    }
+
+    static Profiling.Result profiled(List<Profiling.Endpoint> endpoint, List<Profiling.StacksRun> stacks,
+                                     List<Profiling.Switching> switches) {
+        return new Profiling.Result("25", "4.1", null, 10, endpoint, stacks, List.of(), switches);
+    }
+
+    @Test
+    void profiledEndpoint() {
+        shownBothWays(Profiling.ENDPOINT_EXPECTED, List.of(
+                profiled(List.of(server("pool of 200", "cpu", 3.2, 240, 0.82, 100),
+                        server("virtual threads", "cpu", 3.7, 366, 0.82, 2)), List.of(), List.of()),
+                // the carriers lose more of their CPU to remainders than the pool; most samples outside the work
+                profiled(List.of(server("pool of 200", "cpu", 3.2, 318, 0.3, 100),
+                        server("virtual threads", "cpu", 3.7, 300, 0.3, 2)), List.of(), List.of()),
+                profiled(List.of(server("pool of 200", "itimer", 3.2, 300, 0.82, 100),
+                        server("virtual threads", "itimer", 3.7, 360, 0.82, 2)), List.of(), List.of()),
+                // one process timer, yet the pool's profile short of its CPU
+                profiled(List.of(server("pool of 200", "itimer", 3.2, 200, 0.82, 100),
+                        server("virtual threads", "itimer", 3.7, 360, 0.82, 2)), List.of(), List.of())));
+    }
+
+    static Profiling.Seen view(String profiler, String mode, int depth, long workload, long reaching) {
+        return new Profiling.Seen(Profiling.courseJdk(), profiler, mode, depth, workload + 10, workload, reaching,
+                (double) reaching / workload, "", 40, 3, 2, "carrier", List.of());
+    }
+
+    static List<Profiling.Window> windows(String mode, double... cpuUs) {
+        List<Profiling.Window> out = new ArrayList<>();
+        for (int i = 0; i < cpuUs.length; i++) {
+            out.add(new Profiling.Window(Profiling.courseJdk(), "async-profiler", mode, 4, i, 7_000, cpuUs[i]));
+        }
+        return out;
+    }
+
+    static Profiling.Result stacks(long asyncDeep, long jfrDeep, double... cpuWith) {
+        List<Profiling.Window> w = new ArrayList<>(windows("none", 260, 262, 258));
+        w.addAll(windows("cpu", cpuWith));
+        var async = new Profiling.StacksRun(Profiling.courseJdk(), "async-profiler", null, null, w, List.of(
+                view("async-profiler", "cpu", 4, 270, 270), view("async-profiler", "cpu", 40, 260, asyncDeep)),
+                null, null);
+        var jfr = new Profiling.StacksRun(Profiling.courseJdk(), "JFR", null, null, List.of(), List.of(
+                view("JFR", "jdk.ExecutionSample", 4, 250, 250), view("JFR", "jdk.ExecutionSample", 40, 254, jfrDeep)),
+                null, null);
+        return profiled(List.of(), List.of(async, jfr), List.of());
+    }
+
+    @Test
+    void whatEachProfilerSees() {
+        shownBothWays(Profiling.STACKS_EXPECTED, List.of(
+                stacks(126, 254, 265, 268, 266),
+                // async-profiler's deep stacks whole, JFR's cut, and a profiler that costs a fifth more CPU
+                stacks(250, 120, 320, 322, 318)));
+    }
+
+    static Profiling.Switching pingPong(String kind, double cpuUs, double unprofiledCpuUs) {
+        return new Profiling.Switching(kind, kind.equals("virtual") ? 1 : 0, 1e6 / cpuUs, cpuUs, 1e6 / unprofiledCpuUs,
+                unprofiledCpuUs, 100, Map.of(), true, null, null);
+    }
+
+    @Test
+    void handOffs() {
+        shownBothWays(Profiling.SWITCHES_EXPECTED, List.of(
+                profiled(List.of(), List.of(), List.of(pingPong("virtual", 0.25, 0.21), pingPong("platform", 14, 22))),
+                // a platform hand-off that never sleeps in the kernel; an agent that costs a switch nothing
+                profiled(List.of(), List.of(), List.of(pingPong("virtual", 0.2, 0.25), pingPong("platform", 0.3, 0.3)))));
+    }
 }

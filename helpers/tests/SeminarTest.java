@@ -116,6 +116,14 @@ public class SeminarTest {
     }
 
     @Test
+    void theRunningOrderSaysWhatItLeavesForQuestions() {
+        String within = Seminar.planSentence(30.0);
+        assertTrue(within.contains("30.0 min of the 45-min slot, leaving 15.0 min") && !within.contains("over"), within);
+        String over = Seminar.planSentence(40.0);
+        assertTrue(over.contains("leaving 5.0 min") && over.contains("3.0 min over the plan"), over);
+    }
+
+    @Test
     void eachLessonSaysItsNumbersFromTheReferenceRun() throws Exception {
         for (String lesson : List.of("thread-cap", "pool-cap", "semaphore", "executor-per-request", "tail-latency")) {
             String out = printed(() -> Seminar.lesson(lesson));

@@ -29,7 +29,8 @@ public final class Declarations {
                 Backpressure.FAN_OUT_EXPECTED, Backpressure.SCOPED_EXPECTED, UnparkStealing.STEAL_COUNTER_EXPECTED,
                 CarrierTimeline.EXPECTED, UnparkStealing.EXPECTED, CarrierScaling.EXPECTED, NoTimeSlicing.EXPECTED,
                 EndpointLoad.CPU_EXPECTED, IoPath.EXPECTED, SchedulerRuns.WHICH_QUEUE_EXPECTED, JfrRuns.EXPECTED,
-                SchedulerRuns.COMPENSATION_EXPECTED, SchedulerRuns.SWEEP_EXPECTED, WakeUps.EXPECTED);
+                SchedulerRuns.COMPENSATION_EXPECTED, SchedulerRuns.SWEEP_EXPECTED, WakeUps.EXPECTED,
+                Profiling.ENDPOINT_EXPECTED, Profiling.STACKS_EXPECTED, Profiling.SWITCHES_EXPECTED);
     }
 
     /** True when some declared expectation decides claim {@code id}. */

@@ -1,5 +1,8 @@
 package unpinned.chapters;
 
+import unpinned.core.Expectations;
+import unpinned.core.Expectations.Line;
+import unpinned.core.Figure;
 import unpinned.core.Profile;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
@@ -453,6 +456,161 @@ public final class Profiling {
             return seen().stream().map(Seen::depth).distinct().sorted().toList();
         }
     }
+
+    // ---- what chapter 10 expects, judged from each run's intervals ----------------------------------------------
+
+    /** The JDK the course runs on, as a view's {@code jdk} names it: "JDK 25". */
+    static String courseJdk() {
+        return "JDK " + Runtime.version().feature();
+    }
+
+    /**
+     * {@code hit} of {@code of} sampled stacks as a share, with its 95 % interval (Wilson's, for a count of samples:
+     * a profile is a sample of where the threads were).
+     */
+    static Figure sampledShare(long hit, long of) {
+        double n = of, p = hit / n, z2 = 1.96 * 1.96;
+        double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+        double half = Math.sqrt(z2) / (1 + z2 / n) * Math.sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+        return new Figure(p, Math.max(0, Math.min(p, centre - half)), Math.min(1, Math.max(p, centre + half)),
+                of + " samples (binomial)");
+    }
+
+    /** A view's share of request samples that reach the request's run(). */
+    static Figure reaching(Seen s) {
+        return sampledShare(s.reaching(), s.workload());
+    }
+
+    /**
+     * A server's samples against the most its JVM's CPU allows (one per interval): the profiler starts just before
+     * the CPU clock is read and stops just before it is read again, so a sample either side is the window's edge.
+     */
+    static Figure samplesPerInterval(Result r, Endpoint e) {
+        return Figure.exact(e.samples()).over(Figure.of(e.cpuSeconds() * 1000 / r.intervalMs(), 2,
+                "a sample at either edge of the window"));
+    }
+
+    static Endpoint server(Result r, String prefix) {
+        return r.endpoint().stream().filter(e -> e.server().startsWith(prefix)).findFirst().orElseThrow();
+    }
+
+    static String noAsyncProfiler(Result r) {
+        return r.unavailable() == null ? null : "async-profiler could not run here (" + r.unavailable() + ")";
+    }
+
+    /** Part 1: samples never outnumber the CPU they sample; per-thread timers lose each thread's remainder. */
+    public static final Expectations<Result> ENDPOINT_EXPECTED = Expectations.<Result>of("10-endpoint")
+            .expect("samples-within-cpu", "the profile with the most samples for its CPU",
+                    "its JVM's CPU / the interval", r -> Figure.highest(r.endpoint(), e -> samplesPerInterval(r, e)),
+                    Line.atMost(1.0)).limit()
+            .untestableWhen(Profiling::noAsyncProfiler)
+            .expect("mostly-the-work", "the server with fewer of its samples in Work.sumTwice", "all its samples",
+                    r -> Figure.lowest(r.endpoint(), e -> sampledShare(Math.round(e.inWorkShare() * e.samples()),
+                            e.samples())), Line.atLeast(0.5))
+            .untestableWhen(Profiling::noAsyncProfiler)
+            .expect("carriers-lose-less", "the virtual threads' samples per CPU interval", "the pool's",
+                    r -> samplesPerInterval(r, server(r, "virtual")).over(samplesPerInterval(r, server(r, "pool"))),
+                    Line.atLeast(1.0))
+            .because(r -> r.endpoint().size() < 2 ? null : String.format(Locale.ROOT, "per-thread CPU timers (cpu):"
+                    + " the pool's %d sampled threads each kept a remainder under %d ms unsampled, the %d carriers"
+                    + " theirs", server(r, "pool").threads(), r.intervalMs(), server(r, "virtual").threads()))
+            .untestableWhen(r -> noAsyncProfiler(r) != null ? noAsyncProfiler(r)
+                    : r.endpoint().get(0).event().equals("cpu") ? null : "async-profiler sampled with "
+                    + r.endpoint().get(0).event() + ", whose one timer counts the whole process's CPU")
+            .expect("one-timer-same", "with one process timer (itimer), the virtual threads' samples per CPU interval",
+                    "the pool's",
+                    r -> samplesPerInterval(r, server(r, "virtual")).over(samplesPerInterval(r, server(r, "pool"))),
+                    Line.within(0.9, 1.1))
+            .untestableWhen(r -> noAsyncProfiler(r) != null ? noAsyncProfiler(r)
+                    : r.endpoint().get(0).event().equals("cpu") ? "per-thread timers (cpu) ran here, judged above"
+                    : null);
+
+    static Seen deepest(Result r, String label) {
+        List<Integer> d = r.depths();
+        return d.size() < 2 ? null : r.seen(courseJdk(), label, d.get(d.size() - 1));
+    }
+
+    static Seen shallowest(Result r, String label) {
+        List<Integer> d = r.depths();
+        return d.size() < 2 ? null : r.seen(courseJdk(), label, d.get(0));
+    }
+
+    /** JFR's views at the deepest depth, every JDK and sampler. */
+    static List<Seen> jfrDeep(Result r) {
+        List<Integer> d = r.depths();
+        return d.size() < 2 ? List.of() : r.seen().stream().filter(s -> s.profiler().equals("JFR")
+                && s.depth() == d.get(d.size() - 1) && s.workload() > 0).toList();
+    }
+
+    static final String ASYNC = "async-profiler cpu", JFR_EXECUTION = "JFR jdk.ExecutionSample";
+
+    static String missing(Seen... views) {
+        for (Seen s : views) if (s == null || s.workload() == 0) return "this run sampled no such view at two depths";
+        return null;
+    }
+
+    /**
+     * Each profiler mode's CPU per request on the course JDK at the shallowest depth, over its own JVM's windows
+     * without a profiler: the means of the windows, with their spread.
+     */
+    static List<Figure> cpuCosts(Result r) {
+        List<Figure> out = new ArrayList<>();
+        if (r.depths().isEmpty()) return out;
+        int shallow = r.depths().get(0);
+        for (StacksRun run : r.stacks()) {
+            if (!run.jdk().equals(courseJdk())) continue;
+            double[] without = run.windows().stream().filter(w -> w.mode().equals("none") && w.depth() == shallow)
+                    .mapToDouble(Window::cpuUsPerRequest).toArray();
+            for (String mode : run.windows().stream().map(Window::mode).filter(m -> !m.equals("none")).distinct()
+                    .toList()) {
+                double[] with = run.windows().stream().filter(w -> w.mode().equals(mode) && w.depth() == shallow)
+                        .mapToDouble(Window::cpuUsPerRequest).toArray();
+                if (with.length < 2 || without.length < 2) continue; // one window has no spread to judge by
+                out.add(Figure.samples(with, "windows").over(Figure.samples(without, "windows")));
+            }
+        }
+        return out;
+    }
+
+    /** Part 2: lazy thaw cuts async-profiler's deep stacks; JFR walks the frozen frames; a profiler costs little. */
+    public static final Expectations<Result> STACKS_EXPECTED = Expectations.<Result>of("10-stacks")
+            .expect("async-cut-when-deep", "async-profiler's share reaching run() at the deepest depth",
+                    "its share at the shallowest", r -> reaching(deepest(r, ASYNC)).over(reaching(shallowest(r, ASYNC))),
+                    Line.atMost(0.75))
+            .untestableWhen(r -> missing(deepest(r, ASYNC), shallowest(r, ASYNC)))
+            .expect("jfr-walks-frozen", "the JFR view reaching run() least often at the deepest depth",
+                    "every request sample", r -> Figure.lowest(jfrDeep(r), Profiling::reaching), Line.atLeast(0.9))
+            .untestableWhen(r -> jfrDeep(r).isEmpty() ? "JFR sampled no requests at two depths in this run" : null)
+            .expect("async-sees-less-than-jfr", "async-profiler's share reaching run() at the deepest depth",
+                    "JFR's (execution samples)", r -> reaching(deepest(r, ASYNC)).over(reaching(deepest(r,
+                            JFR_EXECUTION))), Line.atMost(0.75))
+            .untestableWhen(r -> missing(deepest(r, ASYNC), deepest(r, JFR_EXECUTION)))
+            .expect("profilers-cost-little", "the costliest profiler's CPU per request at the shallowest depth",
+                    "its JVM's windows without one", r -> Figure.highest(cpuCosts(r), f -> f), Line.atMost(1.1))
+            .untestableWhen(r -> cpuCosts(r).isEmpty() ? "no profiler ran two windows beside two without it" : null);
+
+    static Switching switching(Result r, String kind) {
+        return r.switches().stream().filter(s -> s.kind().equals(kind)).findFirst().orElse(null);
+    }
+
+    static String noPingPong(Result r) {
+        return noAsyncProfiler(r) != null ? noAsyncProfiler(r)
+                : switching(r, "virtual") == null || switching(r, "platform") == null ? "the ping-pong did not run"
+                : null;
+    }
+
+    /** Part 3: a virtual hand-off costs a fraction of a platform one; a loaded agent adds to every switch. */
+    public static final Expectations<Result> SWITCHES_EXPECTED = Expectations.<Result>of("10-switches")
+            .expect("virtual-handoff-cheaper", "CPU per virtual-thread hand-off, before async-profiler was loaded",
+                    "a platform thread's", r -> Figure.single(switching(r, "virtual").unprofiledCpuUsPerHandoff())
+                            .over(Figure.single(switching(r, "platform").unprofiledCpuUsPerHandoff())),
+                    Line.atMost(0.5))
+            .untestableWhen(Profiling::noPingPong)
+            .expect("agent-adds-to-a-switch", "CPU per virtual-thread hand-off with async-profiler sampling",
+                    "before it was loaded", r -> Figure.single(switching(r, "virtual").cpuUsPerHandoff())
+                            .over(Figure.single(switching(r, "virtual").unprofiledCpuUsPerHandoff())),
+                    Line.atLeast(1.0))
+            .untestableWhen(Profiling::noPingPong);
 
     /**
      * The medians of each (JDK, profiler mode, depth)'s windows against the windows with no profiler that the same

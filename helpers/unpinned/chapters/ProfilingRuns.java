@@ -9,7 +9,6 @@ import unpinned.core.Show;
 import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
 import unpinned.showing.FlameGraph;
-import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 import tech.tablesaw.api.Table;
 
@@ -69,32 +68,6 @@ public final class ProfilingRuns {
                 + String.format(Locale.ROOT, "%,d", e.samples()) + " samples)", e.collapsedFile());
     }
 
-    /**
-     * Each server's samples against the most its CPU allows, and the two shares compared: with perf_events (cpu),
-     * each thread is sampled per interval of its own CPU, so 200 pool threads each end the window with a remainder
-     * never sampled; the carriers, busy all along, lose two remainders.
-     */
-    public static List<Meaning.Outcome> samplesAgainstCpu(Result r) {
-        List<Meaning.Outcome> out = new ArrayList<>();
-        Map<String, Double> shares = new LinkedHashMap<>();
-        for (Endpoint e : r.endpoint()) {
-            double allowed = e.cpuSeconds() * 1000 / r.intervalMs();
-            out.add(Meaning.share("the " + e.server() + " server's profile", e.samples(), "one sample per "
-                    + r.intervalMs() + " ms of its JVM's CPU", allowed, "samples", Double.NaN, null));
-            shares.put(e.server(), e.samples() / allowed);
-        }
-        if (shares.size() == 2) {
-            boolean perThread = r.endpoint().get(0).event().equals("cpu");
-            out.add(Meaning.compare("the share of the JVM's CPU the profile sampled", "virtual threads",
-                    shares.get("virtual threads"), "the pool of " + Profiling.POOL, shares.get("pool of "
-                            + Profiling.POOL), "of CPU time", 0.1, perThread ? Meaning.Relation.MORE
-                            : Meaning.Relation.SAME, perThread ? "the pool's threads each ran long enough in the"
-                            + " window to leave little unsampled" : "itimer counts the whole process's CPU, so no"
-                            + " thread keeps a remainder"));
-        }
-        return out;
-    }
-
     // ---- part 2: what each profiler sees ------------------------------------------------------------------------
 
     /** Every view of the requests: per JDK, profiler mode and depth, the shares and the thread names. */
@@ -138,40 +111,6 @@ public final class ProfilingRuns {
                 "share of samples", labels, series, Map.of("every sample", 1.0, "the work before the block", 0.5));
     }
 
-    /**
-     * What the shares say: async-profiler's cut moves with the depth (lazy thaw), JFR's does not, and at the deepest
-     * depth JFR sees more whole stacks than async-profiler.
-     */
-    public static List<Meaning.Outcome> reachingOutcomes(Result r) {
-        List<Meaning.Outcome> out = new ArrayList<>();
-        List<Integer> depths = r.depths();
-        if (depths.size() < 2) return out;
-        int shallow = depths.get(0), deep = depths.get(depths.size() - 1);
-        String jdk = "JDK " + Runtime.version().feature();
-        Seen apShallow = r.seen(jdk, "async-profiler cpu", shallow), apDeep = r.seen(jdk, "async-profiler cpu", deep);
-        Seen jfrShallow = r.seen(jdk, "JFR jdk.ExecutionSample", shallow);
-        Seen jfrDeep = r.seen(jdk, "JFR jdk.ExecutionSample", deep);
-        if (apShallow != null && apDeep != null) {
-            out.add(Meaning.compare("async-profiler's request samples reaching run()", deep + " frames deep",
-                    apDeep.reachingShare(), shallow + " frames deep", apShallow.reachingShare(), "of the samples",
-                    0.15, Meaning.Relation.LESS, "the deep stack's frozen frames fit the fast thaw's 500 words here"
-                            + " (smaller compiled frames), so all of them came back"));
-        }
-        if (jfrShallow != null && jfrDeep != null) {
-            out.add(Meaning.compare("JFR's request samples reaching run()", deep + " frames deep",
-                    jfrDeep.reachingShare(), shallow + " frames deep", jfrShallow.reachingShare(), "of the samples",
-                    0.15, Meaning.Relation.SAME, "JFR kept only its 64 frames nearest the leaf (a stack deeper than"
-                            + " -XX:FlightRecorderOptions:stackdepth)"));
-        }
-        if (apDeep != null && jfrDeep != null) {
-            out.add(Meaning.compare("request samples reaching run(), " + deep + " frames deep",
-                    "JFR jdk.ExecutionSample", jfrDeep.reachingShare(), "async-profiler cpu",
-                    apDeep.reachingShare(), "of the samples", 0.15, Meaning.Relation.MORE,
-                    "async-profiler saw whole stacks too: nothing was left frozen when it sampled"));
-        }
-        return out;
-    }
-
     /** The deep stack's flame graph from async-profiler (cpu), where the cut shows as a second, short tower. */
     public static DrawnChart deepFlameGraph(Result r) {
         var run = r.stacks().stream().filter(s -> s.collapsedFile() != null).findFirst().orElseThrow();
@@ -192,30 +131,6 @@ public final class ProfilingRuns {
                         + " without it (± the larger spread of the two sets)",
                 List.of("profiler", "depth", "requests/s with / without", "throughput change",
                         "CPU µs per request with / without", "CPU per request change"), rows);
-    }
-
-    /**
-     * Each profiler mode's CPU per request against none, at the shallowest depth, judged by the windows' spread (at
-     * least 2 %): "the same within" it, or higher by what is then the profiler's own cost.
-     */
-    public static List<Meaning.Outcome> overheadOutcomes(Result r) {
-        List<Meaning.Outcome> out = new ArrayList<>();
-        int shallow = r.depths().isEmpty() ? -1 : r.depths().get(0);
-        for (Overhead o : r.overheads()) {
-            if (o.depth() != shallow) continue;
-            out.add(Meaning.compare("CPU per request, " + o.jdk() + ", " + o.depth() + " frames deep",
-                    "with " + o.profiler(), o.cpuUsPerRequest(), "without", o.baselineCpuUs(), "µs",
-                    Math.max(0.02, o.cpuSpread()), null, null));
-        }
-        return out;
-    }
-
-    /** The largest extra CPU per request any sampling mode cost on the course JDK at the shallowest depth. */
-    public static Overhead costliest(Result r) {
-        int shallow = r.depths().get(0);
-        String jdk = "JDK " + Runtime.version().feature();
-        return r.overheads().stream().filter(o -> o.depth() == shallow && o.jdk().equals(jdk))
-                .max((a, b) -> Double.compare(a.cpuOverhead(), b.cpuOverhead())).orElseThrow();
     }
 
     // ---- part 3: freeze and thaw ---------------------------------------------------------------------------------
@@ -263,21 +178,6 @@ public final class ProfilingRuns {
                 + " futex path.", Profiling.percent(v.getOrDefault("freeze", 0.0)),
                 Profiling.percent(v.getOrDefault("thaw", 0.0)), Profiling.percent(v.getOrDefault("kernel: futex", 0.0)),
                 Profiling.percent(p.getOrDefault("kernel: futex", 0.0))));
-    }
-
-    /** A hand-off's CPU on each kind, and what async-profiler's being loaded added to a virtual one. */
-    public static List<Meaning.Outcome> switchOutcomes(Result r) {
-        List<Meaning.Outcome> out = new ArrayList<>();
-        Switching v = r.switches().stream().filter(x -> x.kind().equals("virtual")).findFirst().orElse(null);
-        Switching p = r.switches().stream().filter(x -> x.kind().equals("platform")).findFirst().orElse(null);
-        if (v == null || p == null) return out;
-        out.add(Meaning.compare("CPU per hand-off, before async-profiler was loaded", "virtual threads",
-                v.unprofiledCpuUsPerHandoff(), "platform threads", p.unprofiledCpuUsPerHandoff(), "µs", 0.1,
-                Meaning.Relation.LESS, "the platform threads handed off without sleeping in the kernel (both kept"
-                        + " a core spinning)"));
-        out.add(Meaning.compare("CPU per virtual-thread hand-off", "with async-profiler sampling",
-                v.cpuUsPerHandoff(), "before it was loaded", v.unprofiledCpuUsPerHandoff(), "µs", 0.1, null, null));
-        return out;
     }
 
     private static String signed(double share) {

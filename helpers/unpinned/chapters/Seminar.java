@@ -8,7 +8,6 @@ import unpinned.core.RunGuard;
 import unpinned.core.Show;
 import unpinned.running.Jdks;
 import unpinned.showing.DrawnChart;
-import unpinned.showing.Meaning;
 import unpinned.showing.Tables;
 
 import com.google.gson.JsonArray;
@@ -129,12 +128,24 @@ public final class Seminar {
                 Math.round(done.stream().mapToDouble(Part::liveSeconds).sum() * 10) / 10.0, TALK_MINUTES));
         Tables.show(Tables.of(ORDER_TITLE + ", measured in this run", List.of("part", "chapters", "talk (min)",
                 "live runs (s)", "part (min)"), rows));
-        Meaning.times("the talk, planned talking plus this run's live experiments,", total, "the slot less "
-                + QUESTIONS_MINUTES + " min of questions", TALK_MINUTES - QUESTIONS_MINUTES, "min", 1.0,
-                "the live runs took longer than planned on this machine: show the reference charts instead"
-                        + " (Seminar.showReferenceRuns(true), or R on the slides) or drop a live part").show();
+        Show.markdown(planSentence(total));
         Results.keep("09-seminar", order);
         return order;
+    }
+
+    /**
+     * What the running order leaves for questions: a plan, computed from the planned talking and this run's live
+     * seconds, not a measurement judged against a line.
+     */
+    static String planSentence(double totalMinutes) {
+        double planned = TALK_MINUTES - QUESTIONS_MINUTES, left = TALK_MINUTES - totalMinutes;
+        String sentence = String.format(Locale.ROOT, "**The plan, with this run's live parts:** talking and live"
+                + " experiments take %.1f min of the %d-min slot, leaving %.1f min for questions (the plan keeps %d).",
+                totalMinutes, TALK_MINUTES, left, QUESTIONS_MINUTES);
+        if (totalMinutes <= planned) return sentence;
+        return sentence + String.format(Locale.ROOT, " That is %.1f min over the plan: show the reference charts"
+                + " instead (Seminar.showReferenceRuns(true), or R on the slides) or drop a live part.",
+                totalMinutes - planned);
     }
 
     // ---- live parts and the reference run -------------------------------------------------------------------
