@@ -159,9 +159,9 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
     /** "beside other processes using 0.90 of a core, 1 carrier's bound is its CPU time / 1.00 cores; ...", or null. */
     static String othersTook(List<CarrierScaling> rows) {
         List<String> parts = rows.stream().filter(CarrierScaling::sharedTheCores).map(r -> String.format(Locale.ROOT,
-                "beside other processes using %.2f %s, %d carrier%s' bound is its CPU time / %.2f cores",
+                "beside other processes using %.2f %s, %d %s bound is its CPU time / %.2f cores",
                 r.othersCores(), r.othersCores() < 1 ? "of a core" : "cores", r.carriers(),
-                r.carriers() == 1 ? "" : "s", usableCores(r))).toList();
+                r.carriers() == 1 ? "carrier's" : "carriers'", usableCores(r))).toList();
         return parts.isEmpty() ? null : String.join("; ", parts);
     }
 
