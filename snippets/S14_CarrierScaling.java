@@ -39,13 +39,16 @@ package unpinned.snippets;
  * is in a managed blocking call (jdk.internal.misc.Blocker: JDK 21's Object.wait and file reads, a process pipe on
  * both; never for a pinned thread): maxPoolSize = P forbids that too. The process's CPU time (JIT, GC, main too) comes
  * in 10 ms ticks, so on one carrier its bound can sit a few % above the wall time; the carriers' own CPU time
- * gives the strict bound, shown beside it. The hash loop's speed is measured first to size each task, and
- * warm-up batches go first. One carrier count per JVM. Results go to results/s14-carrier-scaling/.
+ * gives the strict bound, shown beside it. Other processes take cores from the carriers: the machine's CPU time
+ * (Linux's /proc/stat) is read around each batch too, and the cores others used are kept with the batches. The
+ * hash loop's speed is measured first to size each task, and warm-up batches go first. One carrier count per JVM.
+ * Results go to results/s14-carrier-scaling/.
  */
 
 import unpinned.chapters.CarrierScaling;
 import unpinned.chapters.CarrierScaling.Batch;
 import unpinned.chapters.Carriers;
+import unpinned.core.Busy;
 import unpinned.core.Experiment;
 import unpinned.chapters.Work;
 
@@ -75,6 +78,7 @@ public class S14_CarrierScaling {
             }
         };
         var carriers0 = Carriers.cpuNanosByThread(pool);
+        double machine0 = Busy.machineBusySeconds(); // the whole machine's CPU: what others took from the cores
         long cpu0 = Carriers.processCpuNanos(), t0 = System.nanoTime();
         try {
             for (int i = 0; i < n; i++) threads[i] = Thread.ofVirtual().start(counted);
@@ -90,11 +94,12 @@ public class S14_CarrierScaling {
             throw e;
         }
         long wall = System.nanoTime() - t0, cpu = Carriers.processCpuNanos() - cpu0;
+        double machine = Busy.machineBusySeconds() - machine0;
         long carrierCpu = Carriers.cpuNanosSince(carriers0, pool);
         if (FAILURE.get() != null) {
             throw new Experiment.RunFailed("a task failed: " + FAILURE.get() + "; nothing saved");
         }
-        return new Batch(wall, cpu, carrierCpu);
+        return new Batch(wall, cpu, carrierCpu, Double.isFinite(machine) ? Math.round(machine * 1e9) : -1);
     }
 
     /** The I/O task: sleep, leaving the carrier. */

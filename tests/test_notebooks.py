@@ -342,9 +342,10 @@ def test_04_computing_scales_with_carriers_and_waiting_does_not(chapter_04_ran):
         assert len(r["ioWallMsAll"]) == len(r["cpuWallMsAll"]) >= 2, r  # the batches behind each interval
     j = assert_judged(chapter_04_ran, "04-carrier-scaling")
     report(f"04 carrier scaling: sleeping batch furthest from one sleep {ratio(j['waiting-needs-no-carrier'])};"
-           f" computing batch furthest from CPU / min(P, cores) {ratio(j['computing-needs-a-core'])}; speed-up 1 ->"
-           f" cores over the cores {ratio(j['speed-up-to-the-cores'])}; as many carriers as cores over 4 carriers"
-           f" {ratio(j['no-gain-beyond-the-cores'])} (jmh-6)")
+           f" computing batch furthest from CPU / min(P, free cores) {ratio(j['computing-needs-a-core'])}; speed-up 1"
+           f" -> cores over the free cores' {ratio(j['speed-up-to-the-cores'])}; as many carriers as cores over"
+           f" {max(rows)} carriers, per free core {ratio(j['no-gain-beyond-the-cores'])} (jmh-6); cores other"
+           f" processes used: " + ", ".join(f"P={p} {r.get('othersCores', float('nan')):.2f}" for p, r in sorted(rows.items())))
 
 
 def test_04_no_time_slicing_for_virtual_threads(chapter_04_ran):

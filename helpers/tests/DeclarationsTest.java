@@ -1,6 +1,7 @@
 package unpinned.chapters;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.AfterAll;
@@ -610,13 +611,45 @@ public class DeclarationsTest {
                 carrierCpuMs, io, cpu);
     }
 
+    static CarrierScaling scaling(int carriers, double ioMs, double cpuMs, double carrierCpuMs, double othersCores) {
+        var r = scaling(carriers, ioMs, cpuMs, carrierCpuMs);
+        return new CarrierScaling(r.carriers(), r.cores(), r.ioWallMs(), r.ioBoundMs(), r.cpuWallMs(),
+                r.cpuWallMinMs(), r.cpuBoundMs(), r.carrierCpuMs(), r.ioWallMsAll(), r.cpuWallMsAll(), othersCores);
+    }
+
+    // Beside a one-thread CPU hog on 2 cores the OS shares the cores among the runnable threads: P carriers get
+    // 2P / (P + 1) cores (1, 1.33, 1.6) and the hog the rest (1, 0.67, 0.4).
+    static final List<CarrierScaling> BESIDE_A_HOG = List.of(scaling(1, 52, 400, 395, 0.97),
+            scaling(2, 53, 300, 396, 0.66), scaling(4, 53, 250, 398, 0.41));
+
     @Test
     void carrierScaling() {
         shownBothWays(CarrierScaling.EXPECTED, List.of(
                 List.of(scaling(1, 52, 400, 395), scaling(2, 52, 205, 396), scaling(4, 53, 206, 398)),
                 // a sleeping batch that waits for a carrier; a second carrier whose core is busy elsewhere; four
                 // carriers that spend far less CPU than two (so they finish faster on the same cores)
-                List.of(scaling(1, 70, 400, 395), scaling(2, 52, 390, 396), scaling(4, 53, 200, 396))));
+                List.of(scaling(1, 70, 400, 395), scaling(2, 52, 390, 396), scaling(4, 53, 200, 396)),
+                BESIDE_A_HOG,
+                // beside a process using 0.66 of a core, two carriers no faster than one: a free core left idle
+                List.of(scaling(1, 52, 400, 395, 0.97), scaling(2, 52, 400, 396, 0.66),
+                        scaling(4, 53, 250, 398, 0.41))));
+    }
+
+    @Test
+    void carrierScalingCountsTheCoresOtherProcessesLeft() {
+        Busy.State hog = new Busy.State(0.7, 1.3, 2, 10);
+        for (Busy.State machine : List.of(IDLE, hog)) {
+            for (var j : CarrierScaling.EXPECTED.judge(BESIDE_A_HOG, machine).judgements()) {
+                assertNotEquals(Verdict.REFUTED, j.verdict(), j.sentence());
+            }
+        }
+        var needsACore = CarrierScaling.EXPECTED.judge(BESIDE_A_HOG, IDLE).get("computing-needs-a-core");
+        assertEquals(Verdict.CONFIRMED, needsACore.verdict(), needsACore.sentence());
+        assertTrue(needsACore.sentence().contains("beside other processes using 0.66 of a core, 2 carriers' bound is"
+                + " its CPU time / 1.34 cores"), needsACore.sentence());
+        // the same times on an idle machine: two carriers left a core unused
+        var idle = List.of(scaling(1, 52, 400, 395), scaling(2, 53, 300, 396), scaling(4, 53, 250, 398));
+        assertEquals(Verdict.REFUTED, CarrierScaling.EXPECTED.judge(idle, IDLE).get("computing-needs-a-core").verdict());
     }
 
     static NoTimeSlicing.Pings pings(String kind, double worstMs) {

@@ -26,7 +26,15 @@ import java.util.concurrent.ForkJoinPool;
  */
 public record CarrierScaling(int carriers, int cores, double ioWallMs, double ioBoundMs, double cpuWallMs,
                              double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs, double[] ioWallMsAll,
-                             double[] cpuWallMsAll) implements Measurement.Measured {
+                             double[] cpuWallMsAll, double othersCores) implements Measurement.Measured {
+
+    /** A row measured without the other processes' share of the cores (NaN: unknown, counted as none). */
+    public CarrierScaling(int carriers, int cores, double ioWallMs, double ioBoundMs, double cpuWallMs,
+                          double cpuWallMinMs, double cpuBoundMs, double carrierCpuMs, double[] ioWallMsAll,
+                          double[] cpuWallMsAll) {
+        this(carriers, cores, ioWallMs, ioBoundMs, cpuWallMs, cpuWallMinMs, cpuBoundMs, carrierCpuMs, ioWallMsAll,
+                cpuWallMsAll, Double.NaN);
+    }
 
     /** Runs S14 with {@code --carriers carriers} in a child JVM; refuses if a run before it was stopped. */
     public static CarrierScaling run(int carriers) {
@@ -41,8 +49,32 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
     public static CarrierScaling of(Run r) {
         return new CarrierScaling(r.parallelismSeen(), r.cores(), r.io().wallMs(), r.io().boundMs(), r.cpu().wallMs(),
                 r.cpu().wallMsMin(), r.cpu().carrierBoundMs(), r.cpu().carrierCpuMs(), r.io().wallMsAll(),
-                r.cpu().wallMsAll());
+                r.cpu().wallMsAll(), r.cpu().othersCores());
     }
+
+    /**
+     * The cores the computing batches could have: the cores less those other processes used meanwhile (measured
+     * around each batch), never fewer than the carriers did use (the two clocks tick apart), at most the cores.
+     */
+    public double freeCores() {
+        double others = Double.isFinite(othersCores) ? Math.max(0, othersCores) : 0;
+        double used = cpuWallMs > 0 ? carrierCpuMs / cpuWallMs : 0;
+        double free = Math.min(cores, Math.max(cores - others, used));
+        return free > 0 ? free : cores;
+    }
+
+    /** The computing batch's bound on the cores it could have: the carriers' CPU time / min(P, free cores). */
+    public double cpuFreeBoundMs() {
+        return carrierCpuMs / Math.min(carriers, freeCores());
+    }
+
+    /** True when other processes used enough of the cores during the computing batches to move its bound. */
+    boolean sharedTheCores() {
+        return Double.isFinite(othersCores) && othersCores >= NOTICED_CORES;
+    }
+
+    /** Other processes' use of the cores from which a page names it: half a 10 ms tick a batch on each core. */
+    static final double NOTICED_CORES = 0.05;
 
     /** The sleeping batch's time with its 95 % interval over the measured batches. */
     public Figure ioTime() {
@@ -83,25 +115,55 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
                     Line.atLeast(0.97)).limit()
             .expect("waiting-needs-no-carrier", "the sleeping batch furthest from one sleep", "one sleep",
                     rows -> Figure.highest(rows, r -> r.ioTime().over(r.ioBoundMs())), Line.atMost(1.25))
-            .expect("computing-needs-a-core", "the computing batch furthest from its CPU time / min(P, cores)",
-                    "that bound", rows -> Figure.highest(rows, r -> r.cpuTime().over(r.cpuBoundMs())),
+            // other processes take cores from the carriers: these three count the cores each run could have
+            .expect("computing-needs-a-core", "the computing batch furthest from its CPU time / min(P, free cores)",
+                    "that bound", rows -> Figure.highest(rows, r -> r.cpuTime().over(r.cpuFreeBoundMs())),
                     Line.atMost(1.25))
+            .because(CarrierScaling::othersTook)
             .expect("speed-up-to-the-cores", "the computing batch's speed-up from 1 carrier to as many as cores",
-                    "the cores", rows -> carriersAt(rows, 1).orElseThrow().cpuTime()
-                            .over(atCores(rows).orElseThrow().cpuTime()).times(1.0 / cores(rows)), Line.atLeast(0.75))
+                    "the free cores' speed-up", rows -> carriersAt(rows, 1).orElseThrow().cpuTime()
+                            .over(atCores(rows).orElseThrow().cpuTime()).times(1.0 / freeSpeedUp(rows)),
+                    Line.atLeast(0.75))
             .untestableWhen(rows -> cores(rows) < 2 ? "one core: a second carrier has no core to run on"
                     : carriersAt(rows, 1).isEmpty() || atCores(rows).isEmpty() ? "it needs a run on 1 carrier and one"
                     + " on as many carriers as the " + cores(rows) + " cores" : null)
-            .expect("no-gain-beyond-the-cores", "the computing batch on as many carriers as cores",
+            .because(rows -> carriersAt(rows, 1).isEmpty() || atCores(rows).isEmpty()
+                    || !rows.stream().anyMatch(CarrierScaling::sharedTheCores) ? null : String.format(Locale.ROOT,
+                    "the free cores' speed-up is min(%d, %.2f free cores) / min(1, %.2f)", cores(rows),
+                    atCores(rows).get().freeCores(), carriersAt(rows, 1).get().freeCores()))
+            .expect("no-gain-beyond-the-cores", "the computing batch on as many carriers as cores, per free core",
                     "the same batch on the most carriers beyond them", rows -> atCores(rows).orElseThrow().cpuTime()
-                            .over(beyondCores(rows).orElseThrow().cpuTime()), Line.atMost(1.05))
+                            .times(usableCores(atCores(rows).get())).over(beyondCores(rows).orElseThrow().cpuTime()
+                                    .times(usableCores(beyondCores(rows).get()))), Line.atMost(1.05))
             .claims("jmh-6")
             .untestableWhen(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? "it needs a run on as"
                     + " many carriers as the " + cores(rows) + " cores and one on more" : null)
             .because(rows -> atCores(rows).isEmpty() || beyondCores(rows).isEmpty() ? null : String.format(Locale.ROOT,
-                    "%d carriers on %d cores took %s ms a batch (mean), %d took %s ms",
+                    "%d carriers on %d cores took %s ms a batch (mean), %d took %s ms%s",
                     atCores(rows).get().carriers(), cores(rows), Figure.number(atCores(rows).get().cpuTime().value()),
-                    beyondCores(rows).get().carriers(), Figure.number(beyondCores(rows).get().cpuTime().value())));
+                    beyondCores(rows).get().carriers(), Figure.number(beyondCores(rows).get().cpuTime().value()),
+                    !atCores(rows).get().sharedTheCores() && !beyondCores(rows).get().sharedTheCores() ? ""
+                            : String.format(Locale.ROOT, ", on %.2f and %.2f free cores",
+                            usableCores(atCores(rows).get()), usableCores(beyondCores(rows).get()))));
+
+    /** The cores a run's computing batch could run on: min(P, free cores). */
+    static double usableCores(CarrierScaling r) {
+        return Math.min(r.carriers(), r.freeCores());
+    }
+
+    /** The speed-up from 1 carrier to as many as cores that the free cores allow. */
+    static double freeSpeedUp(List<CarrierScaling> rows) {
+        return usableCores(atCores(rows).orElseThrow()) / usableCores(carriersAt(rows, 1).orElseThrow());
+    }
+
+    /** "beside other processes using 0.90 of a core, 1 carrier's bound is its CPU time / 1.00 cores; ...", or null. */
+    static String othersTook(List<CarrierScaling> rows) {
+        List<String> parts = rows.stream().filter(CarrierScaling::sharedTheCores).map(r -> String.format(Locale.ROOT,
+                "beside other processes using %.2f %s, %d %s bound is its CPU time / %.2f cores",
+                r.othersCores(), r.othersCores() < 1 ? "of a core" : "cores", r.carriers(),
+                r.carriers() == 1 ? "carrier's" : "carriers'", usableCores(r))).toList();
+        return parts.isEmpty() ? null : String.join("; ", parts);
+    }
 
     static int cores(List<CarrierScaling> rows) {
         return rows.stream().mapToInt(CarrierScaling::cores).min().orElse(1);
@@ -122,8 +184,11 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
 
     // ---- what S14 saves ---------------------------------------------------------------------------------------
 
-    /** One batch, first start to last join: wall, process CPU (10 ms ticks on Linux), the carriers' own CPU (ns). */
-    public record Batch(long wallNanos, long cpuNanos, long carrierCpuNanos) {}
+    /**
+     * One batch, first start to last join: wall, process CPU (10 ms ticks on Linux), the carriers' own CPU, and the
+     * whole machine's CPU (1/100 s ticks; -1 where /proc/stat can't tell), in ns.
+     */
+    public record Batch(long wallNanos, long cpuNanos, long carrierCpuNanos, long machineCpuNanos) {}
 
     /** The sleeping batch: N x sleep S ms; it can't end before one sleep. */
     public record Io(int tasks, int sleepMs, double wallMs, double wallMsMin, double boundMs, double wallToBound,
@@ -132,11 +197,12 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
     /**
      * The computing batch: N x ~W ms of hashing; it can't end before its CPU / min(P, cores). {@code boundMs} uses
      * the process's CPU (NaN when no 10 ms tick was seen), {@code carrierBoundMs} the carriers' own CPU.
+     * {@code othersCores}: the cores other processes used during the measured batches (NaN: unknown).
      */
     public record Cpu(int tasks, double workMs, long iterationsPerTask, double nanosPerIteration, double wallMs,
                       double wallMsMin, double cpuMs, double cpuMsPerTask, double carrierCpuMs, double carrierBoundMs,
                       double boundMs, double wallToBound, double wallToCarrierBound, double[] wallMsAll,
-                      double[] cpuMsAll, double[] carrierCpuMsAll) {}
+                      double[] cpuMsAll, double[] carrierCpuMsAll, double othersCores) {}
 
     /** A whole S14 run: {@code io} or {@code cpu} is null when --kind left that batch out. */
     public record Run(int carriers, int cores, int parallelismSeen, int effectiveCarriers, int warmUps, int reps,
@@ -203,8 +269,21 @@ public record CarrierScaling(int carriers, int cores, double ioWallMs, double io
         System.out.printf(Locale.ROOT, "     CPU a batch: the process %s; the carriers alone %,.1f ms (%.2f ms a"
                 + " task), bound %,.1f ms, wall = %.2f x%n", process, carriersMean, carriersMean / tasks,
                 carrierBound, median / carrierBound);
+        double others = othersCores(batches);
+        System.out.printf(Locale.ROOT, "     other processes meanwhile: %s%n", Double.isNaN(others) ? "unknown (no"
+                + " /proc/stat)" : String.format(Locale.ROOT, "%.2f of %d cores", others,
+                Runtime.getRuntime().availableProcessors()));
         return new Cpu(tasks, workMs, iterations, nanosPerIteration, median, min, cpuMean, cpuMean / tasks,
-                carriersMean, carrierBound, bound, median / bound, median / carrierBound, wall, cpu, carrierCpu);
+                carriersMean, carrierBound, bound, median / bound, median / carrierBound, wall, cpu, carrierCpu,
+                others);
+    }
+
+    /** The cores other processes used over the batches: the machine's CPU less this process's, over the wall time. */
+    static double othersCores(List<Batch> batches) {
+        if (batches.stream().anyMatch(b -> b.machineCpuNanos() < 0)) return Double.NaN;
+        double others = batches.stream().mapToDouble(b -> b.machineCpuNanos() - b.cpuNanos()).sum();
+        double wall = batches.stream().mapToDouble(Batch::wallNanos).sum();
+        return wall > 0 ? Math.max(0, others / wall) : Double.NaN;
     }
 
     private static double[] millis(List<Batch> batches, int field) {
