@@ -312,6 +312,27 @@ public class ChartsTest {
     }
 
     @Test
+    void aChartOfAnotherMachinesRunNamesThatMachineAndALiveChartThisOne() {
+        Map<String, String> saved = new LinkedHashMap<>(unpinned.core.Machine.describe());
+        saved.put("jdk", "21.0.9+10-LTS");
+        saved.put("cores", "64");
+        saved.put("cpu_model", "Ampere Altra");
+        saved.put("profile", "full");
+        String elsewhere = unpinned.core.Machine.summary(saved);
+        assertEquals("JDK 21.0.9+10-LTS, 64 cores (Ampere Altra), " + saved.get("os") + " " + saved.get("arch")
+                + ", profile full", elsewhere);
+        List<String> labels = List.of("mean", "p99");
+        Map<String, double[]> series = Map.of("virtual threads", new double[] {236, 1443});
+        var reference = Charts.groupedBarsChart("Latency", "ms", labels, series, Map.of(), elsewhere);
+        assertEquals(elsewhere, reference.getXAxisTitle());
+        assertTrue(Charts.texts(reference).contains(elsewhere), "the line is drawn: " + Charts.texts(reference));
+        var live = Charts.groupedBarsChart("Latency", "ms", labels, series, Map.of());
+        assertEquals(unpinned.core.Machine.summary(), live.getXAxisTitle());
+        BoundsTest.assertMessage("machine must be a non-blank string", () -> Charts.groupedBarsChart("Latency", "ms",
+                labels, series, Map.of(), " "));
+    }
+
+    @Test
     void barsAllNearTheirLineAreDrawnFromZero() {
         DrawnChart chart = Charts.groupedBars("Shares", "share of the bound", List.of("Tomcat 200 · 20 users · CPU busy",
                         "Tomcat 200 · 200 users · CPU busy", "virtual threads · 20 users · CPU busy", "virtual threads · 200 users · CPU busy"),

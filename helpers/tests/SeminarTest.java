@@ -131,4 +131,30 @@ public class SeminarTest {
                     lesson + ": " + out);
         }
     }
+
+    @Test
+    void theTailLatencyChartIsDrawnFromTheReferenceRunAndNamesItsMachine() throws Exception {
+        Seminar.ReferenceRun run = Seminar.referenceRun("06-seminar");
+        var m = run.saved().getAsJsonObject("machine");
+        assertTrue(run.chartLine().startsWith("JDK " + m.get("jdk").getAsString() + ", " + m.get("cores").getAsString()
+                + " cores") && run.chartLine().endsWith("profile " + m.get("profile").getAsString()), run.chartLine());
+        var rows = run.saved().getAsJsonArray("data");
+        DrawnChart chart = Seminar.tailLatencyChart(rows, run.chartLine());
+        assertTrue(chart.title().contains("p99"), chart.title());
+        assertEquals(List.of(new DrawnChart.Drawn("Tomcat's 200 threads", 4), new DrawnChart.Drawn("virtual threads", 4)),
+                chart.series());
+        assertTrue(chart.clipped().isEmpty(), chart.clipped().toString());
+        // The machine line is on the image: another line draws another picture.
+        assertFalse(samePixels(chart, Seminar.tailLatencyChart(rows, "JDK 99, 64 cores, elsewhere, profile full")));
+        assertTrue(samePixels(chart, Seminar.tailLatencyChart(rows, run.chartLine())));
+        assertThrows(IllegalArgumentException.class, () -> Seminar.referenceRun("99-nothing"));
+    }
+
+    private static boolean samePixels(DrawnChart a, DrawnChart b) {
+        if (a.getWidth() != b.getWidth() || a.getHeight() != b.getHeight()) return false;
+        for (int y = 0; y < a.getHeight(); y++) {
+            for (int x = 0; x < a.getWidth(); x++) if (a.getRGB(x, y) != b.getRGB(x, y)) return false;
+        }
+        return true;
+    }
 }

@@ -2,11 +2,13 @@ package unpinned.chapters;
 
 import unpinned.core.Course;
 import unpinned.core.Json;
+import unpinned.core.Machine;
 import unpinned.core.Profile;
 import unpinned.core.Results;
 import unpinned.core.RunGuard;
 import unpinned.core.Show;
 import unpinned.running.Jdks;
+import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
 import unpinned.showing.Tables;
 
@@ -228,34 +230,62 @@ public final class Seminar {
         return result;
     }
 
-    /** A saved chart of the reference run, with the machine it ran on (from its JSON's machine record). */
+    /**
+     * A saved experiment of the reference run and the machine it ran on (its JSON's machine record), said two ways:
+     * {@code machine} for captions, and {@code chartLine} ({@link Machine#summary(Map)}), the line a chart drawn
+     * from its rows carries, as the charts that run drew carry it.
+     */
+    public record ReferenceRun(String experiment, String machine, String chartLine, JsonObject saved) {}
+
+    /** A saved chart of the reference run: its PNG, drawn by that run. */
     public record Reference(String experiment, String chart, Path png, String machine, JsonObject saved) {}
 
-    /** The reference run's chart {@code chart}.png of experiment {@code experiment} (its .json beside it). */
-    public static Reference reference(String experiment, String chart) throws IOException {
-        Path dir = Course.home().resolve(REFERENCE_RUN);
-        Path json = dir.resolve(experiment + ".json"), png = dir.resolve(chart + ".png");
-        if (!Files.isRegularFile(json) || !Files.isRegularFile(png)) {
-            throw new IllegalArgumentException("no reference run of " + experiment + " with chart " + chart
-                    + " in " + REFERENCE_RUN + ": the experiments there are its .json files");
+    /** The reference run's saved experiment {@code experiment} (its .json). */
+    public static ReferenceRun referenceRun(String experiment) throws IOException {
+        Path json = Course.home().resolve(REFERENCE_RUN).resolve(experiment + ".json");
+        if (!Files.isRegularFile(json)) {
+            throw new IllegalArgumentException("no reference run of " + experiment + " in " + REFERENCE_RUN
+                    + ": the experiments there are its .json files");
         }
         JsonObject saved = Json.parse(Files.readString(json)).getAsJsonObject();
         JsonObject m = saved.getAsJsonObject("machine");
         String machine = String.format(Locale.ROOT, "%s cores (%s), JDK %s, %s profile, %s", text(m, "cores"),
                 text(m, "cpu_model"), text(m, "jdk"), text(m, "profile"), text(m, "time").replaceFirst("T.*", ""));
-        return new Reference(experiment, chart, png, machine, saved);
+        Map<String, String> record = new LinkedHashMap<>();
+        for (String key : m.keySet()) record.put(key, text(m, key));
+        return new ReferenceRun(experiment, machine, Machine.summary(record), saved);
+    }
+
+    /** The reference run's chart {@code chart}.png of experiment {@code experiment} (its .json beside it). */
+    public static Reference reference(String experiment, String chart) throws IOException {
+        Path png = Course.home().resolve(REFERENCE_RUN).resolve(chart + ".png");
+        if (!Files.isRegularFile(png)) {
+            throw new IllegalArgumentException("no reference run of " + experiment + " with chart " + chart
+                    + " in " + REFERENCE_RUN + ": its charts are the .png files there");
+        }
+        ReferenceRun run = referenceRun(experiment);
+        return new Reference(experiment, chart, png, run.machine(), run.saved());
     }
 
     private static void show(Reference r, String role, String why) throws IOException {
-        String png = Base64.getEncoder().encodeToString(Files.readAllBytes(r.png()));
+        show(r.experiment(), r.chart(), r.machine(), Base64.getEncoder().encodeToString(Files.readAllBytes(r.png())),
+                null, role, why);
+    }
+
+    /** A reference chart's PNG with its record (role, run, machine, caption); {@code drawn}: drawn now, or null. */
+    private static void show(String experiment, String chart, String machine, String png, DrawnChart drawn,
+                             String role, String why) {
         Map<String, Object> record = new LinkedHashMap<>();
         record.put("role", role);
-        record.put("experiment", r.experiment());
+        record.put("experiment", experiment);
         record.put("run", REFERENCE_RUN);
-        record.put("machine", r.machine());
-        record.put("caption", "Reference run: " + r.machine() + (why.isEmpty() ? "" : " · shown because " + why));
+        record.put("machine", machine);
+        record.put("caption", "Reference run: " + machine + (why.isEmpty() ? "" : " · shown because " + why));
         record.put("why", why);
-        Show.image(png, "chart of the reference run: " + r.chart(), Map.of(REFERENCE_KEY, record));
+        Map<String, Object> meta = new LinkedHashMap<>();
+        meta.put(REFERENCE_KEY, record);
+        if (drawn != null) meta.put(DrawnChart.METADATA_KEY, drawn.record());
+        Show.image(png, "chart of the reference run: " + chart, meta);
     }
 
     /**
@@ -263,17 +293,63 @@ public final class Seminar {
      * its saved rows. {@code lesson}: thread-cap, pool-cap, semaphore, executor-per-request, tail-latency.
      */
     public static void lesson(String lesson) throws IOException {
-        Reference r = switch (lesson) {
-            case "thread-cap" -> reference("06-seminar", "06-seminar-io");
-            case "pool-cap" -> reference("07-pool-cap", "07-pool-cap");
-            case "semaphore" -> reference("07-pool-cap", "07-pool-cap-semaphore");
-            case "executor-per-request" -> reference("07-parallel-writes", "07-parallel-writes-live-threads");
-            case "tail-latency" -> reference("06-seminar", "06-seminar-cpu");
-            default -> throw new IllegalArgumentException("lesson must be thread-cap, pool-cap, semaphore,"
-                    + " executor-per-request or tail-latency, got '" + lesson + "'");
-        };
-        show(r, "lesson", "");
-        Show.markdown("**Reference run:** " + sentence(lesson, r.saved().get("data"))); // its machine: under the chart
+        JsonElement data;
+        if (lesson.equals("tail-latency")) {
+            // That run drew no latency chart of the CPU endpoint: drawn here from its rows, naming its machine.
+            ReferenceRun run = referenceRun("06-seminar");
+            DrawnChart chart = tailLatencyChart(run.saved().getAsJsonArray("data"), run.chartLine());
+            show(run.experiment(), "06-seminar-cpu-latency", run.machine(), Show.png(chart), chart, "lesson", "");
+            data = run.saved().get("data");
+        } else {
+            Reference r = switch (lesson) {
+                case "thread-cap" -> reference("06-seminar", "06-seminar-io");
+                case "pool-cap" -> reference("07-pool-cap", "07-pool-cap");
+                case "semaphore" -> reference("07-pool-cap", "07-pool-cap-semaphore");
+                case "executor-per-request" -> reference("07-parallel-writes", "07-parallel-writes-live-threads");
+                default -> throw new IllegalArgumentException("lesson must be thread-cap, pool-cap, semaphore,"
+                        + " executor-per-request or tail-latency, got '" + lesson + "'");
+            };
+            show(r, "lesson", "");
+            data = r.saved().get("data");
+        }
+        Show.markdown("**Reference run:** " + sentence(lesson, data)); // its machine: under the chart
+    }
+
+    /**
+     * The CPU endpoint's mean and p99 latency per number of users, Tomcat's pool against virtual threads, from
+     * 06-seminar's rows; {@code machine}: the line of the machine they ran on.
+     */
+    static DrawnChart tailLatencyChart(JsonArray rows, String machine) {
+        List<Double> users = new ArrayList<>();
+        for (JsonElement e : rows) {
+            JsonObject o = e.getAsJsonObject();
+            if (text(o, "experiment").equals("cpu") && !users.contains(num(o, "users"))) users.add(num(o, "users"));
+        }
+        if (users.isEmpty()) throw new IllegalStateException("the reference run has no cpu rows");
+        users.sort(null);
+        List<String> labels = new ArrayList<>();
+        double[] tomcat = new double[2 * users.size()], virtual = new double[2 * users.size()];
+        for (int i = 0; i < tomcat.length; i++) { // per number of users: its mean, then its p99
+            double u = users.get(i / 2);
+            String stat = i % 2 == 0 ? "meanMs" : "p99Ms";
+            labels.add(String.format(Locale.ROOT, "%s, %,d users", i % 2 == 0 ? "mean" : "p99", Math.round(u)));
+            tomcat[i] = num(at(rows, "Tomcat 200", u), stat);
+            virtual[i] = num(at(rows, "virtual threads", u), stat);
+        }
+        Map<String, double[]> series = new LinkedHashMap<>();
+        series.put("Tomcat's 200 threads", tomcat);
+        series.put("virtual threads", virtual);
+        return Charts.groupedBars("The CPU endpoint, its cores full: mean and p99 latency, Tomcat's pool against"
+                + " virtual threads", "latency (ms)", labels, series, Map.of(), machine);
+    }
+
+    /** The cpu row of {@code mode} at {@code users}. */
+    private static JsonObject at(JsonArray rows, String mode, double users) {
+        for (JsonElement e : rows) {
+            JsonObject o = e.getAsJsonObject();
+            if (text(o, "experiment").equals("cpu") && text(o, "mode").equals(mode) && num(o, "users") == users) return o;
+        }
+        throw new IllegalStateException("the reference run has no cpu row of " + mode + " at " + (long) users + " users");
     }
 
     private static String sentence(String lesson, JsonElement data) {

@@ -46,7 +46,14 @@ public final class Machine {
 
     /** A one-line summary for printing under a chart or table. */
     public static String summary() {
-        Map<String, String> m = describe();
+        return summary(describe());
+    }
+
+    /**
+     * The same line for a saved machine record ({@link #describe()}'s keys, as a result file keeps them): a chart
+     * drawn now from another machine's run names that machine.
+     */
+    public static String summary(Map<String, String> m) {
         String cpu = shortCpuModel(m.get("cpu_model"));
         return "JDK " + m.get("jdk") + ", " + m.get("cores") + " cores" + (cpu.isEmpty() ? "" : " (" + cpu + ")")
                 + ", " + m.get("os") + " " + m.get("arch") + ", profile " + m.get("profile");

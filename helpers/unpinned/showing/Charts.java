@@ -336,9 +336,25 @@ public final class Charts {
         return render(groupedBarsChart(title, yLabel, labels, series, references));
     }
 
+    /**
+     * {@link #groupedBars(String, String, List, Map, Map)} of values measured on another machine (a saved run):
+     * {@code machine}, that run's {@link Machine#summary(Map)}, goes under the chart in place of this machine's.
+     */
+    public static DrawnChart groupedBars(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                            Map<String, Double> references, String machine) {
+        RunGuard.check("drawing a chart"); // before the arguments: after a Stop they are empty
+        return render(groupedBarsChart(title, yLabel, labels, series, references, machine));
+    }
+
     static CategoryChart groupedBarsChart(String title, String yLabel, List<String> labels, Map<String, double[]> series,
                                           Map<String, Double> references) {
+        return groupedBarsChart(title, yLabel, labels, series, references, Machine.summary());
+    }
+
+    static CategoryChart groupedBarsChart(String title, String yLabel, List<String> labels, Map<String, double[]> series,
+                                          Map<String, Double> references, String machine) {
         text("title", title);
+        text("machine", machine);
         text("yLabel", yLabel);
         if (labels == null || labels.isEmpty()) throw new IllegalArgumentException("labels must be a non-empty list, got " + labels);
         labels.forEach(l -> text("each label", l));
@@ -351,7 +367,7 @@ public final class Charts {
         // Three or more series: their legend lists them one per line below the plot, on a taller image (in one
         // row, long names ran past the right edge).
         int legendLines = series.size() >= 3 ? series.size() : 0;
-        CategoryChart chart = categoryChart(title, Machine.summary(), yLabel, HEIGHT + LEGEND_LINE * legendLines);
+        CategoryChart chart = categoryChart(title, machine, yLabel, HEIGHT + LEGEND_LINE * legendLines);
         if (legendLines > 0) chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
         double[] range = {Double.POSITIVE_INFINITY};
         double hi = 0;
