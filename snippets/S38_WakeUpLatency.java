@@ -15,7 +15,6 @@
 //SOURCES ../helpers/unpinned/showing/Comparison.java
 //SOURCES ../helpers/unpinned/showing/Charts.java
 //SOURCES ../helpers/unpinned/showing/DrawnChart.java
-//SOURCES ../helpers/unpinned/showing/Meaning.java
 //SOURCES ../helpers/unpinned/showing/Tables.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ChildRun.java

@@ -9,7 +9,6 @@ import unpinned.core.Json;
 import unpinned.core.Results;
 import unpinned.core.RunGuard;
 import unpinned.core.Show;
-import unpinned.showing.Meaning;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -17,29 +16,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
- * The claims ledger: every claim of the five sources ({@code data/claims.csv}), each with a verdict computed from
- * this run's own saved results. One rule per testable claim, named by the claim's id, in two steps: {@code extract}
- * reads the few numbers the claim is about from the chapter's saved results (nothing when the experiment has not run:
- * "not run yet"); {@code decide} turns those numbers into <b>confirmed</b>, <b>refuted</b> or <b>depends</b> (on
- * what), with one sentence written by {@link Meaning}, so the page test recomputes its ratio. A claim the course cannot
- * test on one machine has no rule and says why in its row (untestable here).
+ * The claims ledger: every claim of the five sources ({@code data/claims.csv}), each with the verdict of the declared
+ * expectation that tests it ({@link Declarations}: each names the claims it decides), as its chapter's run judged and
+ * saved it: confirmed, refuted, inconclusive or depends (on a difference from the source the run measured); "not run
+ * yet" when the experiment has not run. Nothing is judged a second time here. A claim the course cannot test on one
+ * machine says why in its row (untestable here).
  *
  * <pre>{@code
- * Claims.show("04");   // the chapter's claims table and one sentence per verdict
+ * Claims.show("04");   // the chapter's claims table
  * }</pre>
  *
- * <p>{@code java -cp <helpers> unpinned.chapters.Claims --results DIR} prints every claim's verdict as JSON;
- * {@code --decide FILE} decides made-up numbers ({@code {"id": {"name": value, ...}, ...}}) without any run, which is
- * how the tests check each rule on both sides.
+ * <p>{@code java -cp <helpers> unpinned.chapters.Claims --results DIR} prints every claim's verdict as JSON.
  */
 public final class Claims {
     private Claims() {}
@@ -70,185 +64,18 @@ public final class Claims {
 
     /**
      * A claim's verdict: {@code because} says on what it depends (or why it is not run / not testable), {@code numbers}
-     * the measured values the rule used, {@code outcome} the sentence ({@code null} for a count that has no ratio).
+     * the judged ratio and its interval, {@code sentence} the judgement's sentence as its chapter showed it.
      */
-    public record Decision(String id, Verdict verdict, String because, Map<String, Double> numbers,
-                           Meaning.Outcome outcome, String sentence) {}
+    public record Decision(String id, Verdict verdict, String because, Map<String, Double> numbers, String sentence) {}
 
-    /** Where a confirmed / refuted / depends verdict sits on the rule's ratio: confirmed in [lo, hi], refuted outside [rlo, rhi]. */
-    record Band(double lo, double hi, double rlo, double rhi, String dependsOn) {
-        Verdict of(double r) {
-            if (r >= lo && r <= hi) return Verdict.CONFIRMED;
-            if (r < rlo || r > rhi) return Verdict.REFUTED;
-            return Verdict.DEPENDS;
-        }
+    // ------------------------------------------------------------------------------------------ reading a run
 
-        Map<String, Object> record() {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("confirmFrom", finite(lo));
-            m.put("confirmTo", finite(hi));
-            m.put("refuteBelow", finite(rlo));
-            m.put("refuteAbove", finite(rhi));
-            return m;
-        }
-
-        private static Double finite(double v) {
-            return Double.isFinite(v) ? v : null;
-        }
-    }
-
-    private static final double INF = Double.POSITIVE_INFINITY;
-
-    /** Confirmed at {@code k} or more, refuted below. */
-    static Band atLeast(double k) {
-        return new Band(k, INF, k, INF, null);
-    }
-
-    /** Confirmed at {@code k} or more, depends (on {@code on}) from {@code from} to {@code k}, refuted below {@code from}. */
-    static Band atLeast(double k, double from, String on) {
-        return new Band(k, INF, from, INF, on);
-    }
-
-    /** Confirmed at most {@code k}, refuted above. */
-    static Band atMost(double k) {
-        return new Band(0, k, 0, k, null);
-    }
-
-    /** Confirmed at most {@code k}, depends (on {@code on}) from {@code k} to {@code to}, refuted above {@code to}. */
-    static Band atMost(double k, double to, String on) {
-        return new Band(0, k, 0, to, on);
-    }
-
-    /** Confirmed from {@code lo} to {@code hi}, refuted outside. */
-    static Band within(double lo, double hi) {
-        return new Band(lo, hi, lo, hi, null);
-    }
-
-    // ------------------------------------------------------------------------------------------------- the rules
-
-    /** The numbers a rule read, by name. */
-    static final class Vals {
-        final Map<String, Double> map;
-
-        Vals(Map<String, Double> map) {
-            this.map = map;
-        }
-
-        double get(String name) {
-            Double v = map.get(name);
-            if (v == null || !Double.isFinite(v)) throw new NotRun("no finite value '" + name + "' (has " + map.keySet() + ")");
-            return v;
-        }
-    }
-
-    /** What a decision found before it is named: the verdict, on what it depends, the sentence's outcome. */
-    record Found(Verdict verdict, String because, Meaning.Outcome outcome, Band band, String text) {
-        Found withBecause(String why) {
-            return new Found(verdict, why, outcome, band, text);
-        }
-    }
-
-    interface Extract {
-        Map<String, Double> from(Saved run);
-    }
-
-    interface Decide {
-        Found from(Vals v);
-    }
-
-    record Rule(String experiment, Extract extract, Decide decide) {}
-
-    /** An experiment that has not run (or recorded no such value): no verdict. */
+    /** An experiment that has not run: no verdict. */
     static final class NotRun extends RuntimeException {
         NotRun(String why) {
             super(why, null, false, false);
         }
     }
-
-    private static final Map<String, Rule> RULES = new LinkedHashMap<>();
-
-    private static void rule(String id, String experiment, Extract extract, Decide decide) {
-        if (RULES.put(id, new Rule(experiment, extract, decide)) != null) throw new IllegalStateException("two rules for " + id);
-    }
-
-    /** The claim ids that have a rule, in order. */
-    public static List<String> ruleIds() {
-        return List.copyOf(RULES.keySet());
-    }
-
-    /** The experiment a rule reads. */
-    public static String experimentOf(String id) {
-        return RULES.get(id).experiment();
-    }
-
-    // A comparison of a against b (ratio a / b), decided by the band.
-    static Found compare(Vals v, String measure, String a, String aKey, String b, String bKey, String unit, Band band) {
-        Meaning.Outcome o = Meaning.compare(measure, a, v.get(aKey), b, v.get(bKey), unit, 0.05, null, null);
-        return found(o, band);
-    }
-
-    // A value as a share of a reference (ratio value / reference), decided by the band.
-    static Found share(Vals v, String subject, String key, String refName, String refKey, String unit, Band band) {
-        Meaning.Outcome o = Meaning.share(subject, v.get(key), refName, v.get(refKey), unit, Double.NaN, null);
-        return found(o, band);
-    }
-
-    // A time against its floor (ratio time / floor), decided by the band.
-    static Found times(Vals v, String subject, String key, String floorName, String floorKey, String unit, Band band) {
-        Meaning.Outcome o = Meaning.times(subject, v.get(key), floorName, v.get(floorKey), unit, Double.NaN, null);
-        return found(o, band);
-    }
-
-    static Found found(Meaning.Outcome o, Band band) {
-        Verdict verdict = band.of(ratio(o));
-        return new Found(verdict, verdict == Verdict.DEPENDS ? band.dependsOn() : null, o, band, null);
-    }
-
-    static double ratio(Meaning.Outcome o) {
-        return ((Number) o.values().get("ratio")).doubleValue();
-    }
-
-    static Found with(Found f, Verdict verdict, String because) {
-        return new Found(verdict, because, f.outcome(), null, f.text());
-    }
-
-    static Found counted(Verdict verdict, String text) {
-        return new Found(verdict, null, null, null, text);
-    }
-
-    static Map<String, Double> vals(Object... nameValue) {
-        Map<String, Double> m = new LinkedHashMap<>();
-        for (int i = 0; i < nameValue.length; i += 2) m.put((String) nameValue[i], ((Number) nameValue[i + 1]).doubleValue());
-        return m;
-    }
-
-    static {
-        // -------------------------------------------------------------------------------------- vt-http-pr
-        rule("pr-11", "01-sleep-endpoint", r -> r.pair("01-sleep-endpoint", "executor", "serverRssMb", "virtual", "platform-pool-50"),
-                v -> compare(v, "server resident memory", "virtual threads", "virtual", "the pool of 50", "platform-pool-50",
-                        "MB", atMost(0.9, 1.1, "within 10 %")));
-
-        // -------------------------------------------------------------------------------------- vt-jdk25-jpa-blog
-    }
-
-    // ------------------------------------------------------------------------------------------ shared rule parts
-
-    private static Map<String, Double> reactiveLeadByUsers(Saved r) {
-        Map<Double, Double> vt = new TreeMap<>(), rx = new TreeMap<>();
-        for (JsonObject o : r.rows("02-order-sweep")) {
-            String impl = str(o, "impl");
-            if (impl.equals("virtual")) vt.put(num(o, "users"), num(o, "throughput"));
-            if (impl.equals("reactive")) rx.put(num(o, "users"), num(o, "throughput"));
-        }
-        List<Double> users = vt.keySet().stream().filter(rx::containsKey).sorted().toList();
-        if (users.size() < 2) throw new NotRun("fewer than two user levels with both reactive and virtual threads");
-        double top = users.get(users.size() - 1), below = users.get(users.size() - 2);
-        return vals("top", rx.get(top) / vt.get(top), "below", rx.get(below) / vt.get(below), "topUsers", top,
-                "belowUsers", below);
-    }
-
-
-    // ------------------------------------------------------------------------------------------ reading a run
 
     /** A run's saved results: a results folder ({@code <exp>/<stamp>.json}, the newest) or a reference run ({@code <exp>.json}). */
     static final class Saved {
@@ -266,10 +93,6 @@ public final class Claims {
                 return file.map(Results::read);
             });
             return d.orElseThrow(() -> new NotRun(experiment + " has not run"));
-        }
-
-        JsonElement data(String experiment) {
-            return doc(experiment).get("data");
         }
 
         /** The saved judgement that decides {@code claim}, when the experiment declared its expectations. */
@@ -290,50 +113,6 @@ public final class Claims {
             return Optional.empty();
         }
 
-        /** The experiment's data as one object. */
-        JsonObject top(String experiment) {
-            JsonElement d = data(experiment);
-            if (!d.isJsonObject()) throw new NotRun(experiment + ": its data is not one object");
-            return d.getAsJsonObject();
-        }
-
-        double top(String experiment, String field) {
-            return Claims.num(top(experiment), field);
-        }
-
-        /** Its rows (the data as a list, or its "rows"), keeping those whose fields equal the given pairs. */
-        List<JsonObject> rows(String experiment, String... pairs) {
-            JsonElement d = data(experiment);
-            if (d.isJsonObject() && d.getAsJsonObject().has("runs")) d = d.getAsJsonObject().get("runs");
-            else if (d.isJsonObject() && d.getAsJsonObject().has("rows")) d = d.getAsJsonObject().get("rows");
-            List<JsonObject> out = new ArrayList<>();
-            for (JsonObject o : objects(d)) {
-                boolean match = true;
-                for (int i = 0; i < pairs.length; i += 2) match &= matches(o, pairs[i], pairs[i + 1]);
-                if (match) out.add(o);
-            }
-            return out;
-        }
-
-        JsonObject row(String experiment, String... pairs) {
-            List<JsonObject> found = rows(experiment, pairs);
-            if (found.isEmpty()) throw new NotRun(experiment + " has no row " + String.join("=", pairs));
-            return found.get(0);
-        }
-
-        double num(String experiment, String key, String value, String field) {
-            return Claims.num(row(experiment, key, value), field);
-        }
-
-        /** {@code field} of the rows whose {@code key} is {@code a} and {@code b}, named by those. */
-        Map<String, Double> pair(String experiment, String key, String field, String a, String b) {
-            return vals(a, num(experiment, key, a, field), b, num(experiment, key, b, field));
-        }
-
-        JsonObject maxBy(List<JsonObject> rows, String field) {
-            return rows.stream().max(Comparator.comparingDouble(o -> Claims.num(o, field)))
-                    .orElseThrow(() -> new NotRun("no rows to take the largest " + field + " of"));
-        }
     }
 
     static List<JsonObject> objects(JsonElement e) {
@@ -342,25 +121,6 @@ public final class Claims {
             for (JsonElement x : (JsonArray) e) if (x.isJsonObject()) out.add(x.getAsJsonObject());
         }
         return out;
-    }
-
-    private static boolean matches(JsonObject o, String key, String value) {
-        JsonElement e = o.get(key);
-        if (e == null || !e.isJsonPrimitive()) return false;
-        if (e.getAsJsonPrimitive().isNumber()) {
-            try {
-                return e.getAsDouble() == Double.parseDouble(value);
-            } catch (NumberFormatException x) {
-                return false;
-            }
-        }
-        return e.getAsString().equals(value);
-    }
-
-    static double num(JsonObject o, String field) {
-        double v = num(o, field, Double.NaN);
-        if (!Double.isFinite(v)) throw new NotRun("no finite '" + field + "' recorded");
-        return v;
     }
 
     static double num(JsonObject o, String field, double otherwise) {
@@ -457,27 +217,15 @@ public final class Claims {
     }
 
     static Decision decide(Claim c, Saved run) {
-        if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null, null);
+        if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null);
         Optional<JsonObject> judged = run.judgement(c.experiment(), c.id());
         if (judged.isPresent()) return fromJudgement(c.id(), judged.get());
         if (Declarations.decides(c.id())) {
             return new Decision(c.id(), Verdict.NOT_RUN, c.experiment() + " has no judged result in this run",
-                    Map.of(), null, null);
+                    Map.of(), null);
         }
-        Rule rule = RULES.get(c.id());
-        if (rule == null) throw new IllegalStateException("claim " + c.id() + " is testable but has no rule in Claims");
-        Map<String, Double> numbers;
-        try {
-            numbers = rule.extract().from(run);
-        } catch (NotRun e) {
-            return new Decision(c.id(), Verdict.NOT_RUN, e.getMessage(), Map.of(), null, null);
-        } catch (IllegalStateException | UnsupportedOperationException | ClassCastException | NumberFormatException e) {
-            // a saved file of another shape (a field an object where text belongs): this claim has no verdict, the
-            // others still do
-            return new Decision(c.id(), Verdict.NOT_RUN, rule.experiment() + "'s saved result can't be read here ("
-                    + e.getClass().getSimpleName() + ": " + e.getMessage() + ")", Map.of(), null, null);
-        }
-        return decide(c.id(), numbers);
+        throw new IllegalStateException("claim " + c.id() + " is testable but no declared expectation decides it: add"
+                + " .claims(\"" + c.id() + "\") to the expectation that tests it, or say why it is untestable");
     }
 
     /**
@@ -500,32 +248,7 @@ public final class Claims {
             if (Double.isFinite(v)) numbers.put(k, v);
         }
         String why = j.has("why") && !j.get("why").isJsonNull() ? j.get("why").getAsString() : null;
-        return new Decision(id, verdict, why, numbers, null, str(j, "sentence"));
-    }
-
-    /** The verdict of claim {@code id}'s rule on the given numbers (made-up ones in the tests). */
-    public static Decision decide(String id, Map<String, Double> numbers) {
-        Rule rule = RULES.get(id);
-        if (rule == null) throw new IllegalArgumentException("no rule for claim '" + id + "'");
-        Found f;
-        try {
-            f = rule.decide().from(new Vals(numbers));
-        } catch (NotRun e) {
-            return new Decision(id, Verdict.NOT_RUN, e.getMessage(), numbers, null, null);
-        }
-        String head = "**" + id + ": " + f.verdict().words() + "**" + (f.because() == null ? "" : " (" + f.because() + ")")
-                + ". ";
-        String body = f.text() != null ? f.text() : f.outcome().text();
-        String sentence = head + body;
-        Meaning.Outcome outcome = null;
-        if (f.outcome() != null) {
-            Map<String, Object> values = new LinkedHashMap<>(f.outcome().values());
-            values.put("claim", id);
-            values.put("verdict", f.verdict().words());
-            if (f.band() != null) values.putAll(f.band().record());
-            outcome = new Meaning.Outcome(f.outcome().kind(), sentence, values, f.outcome().met());
-        }
-        return new Decision(id, f.verdict(), f.because(), numbers, outcome, sentence);
+        return new Decision(id, verdict, why, numbers, str(j, "sentence"));
     }
 
     // ------------------------------------------------------------------------------------------ on the page
@@ -542,8 +265,7 @@ public final class Claims {
         // a declared expectation's sentence is already on the page, in its experiment's "what this run shows"
         for (Decision d : decisions) {
             if (Declarations.decides(d.id())) continue;
-            if (d.outcome() != null) d.outcome().show();
-            else if (d.sentence() != null) Show.markdown(d.sentence());
+            if (d.sentence() != null) Show.markdown(d.sentence());
         }
     }
 
@@ -628,10 +350,7 @@ public final class Claims {
         if (d.verdict() == Verdict.UNTESTABLE) return d.because();
         if (d.verdict() == Verdict.NOT_RUN) return "not run yet: " + d.because();
         StringBuilder s = new StringBuilder();
-        if (d.outcome() != null) {
-            s.append(String.format(Locale.ROOT, "%.2f x; ", ratio(d.outcome())));
-        }
-        if (d.outcome() == null && d.numbers().containsKey("ratio")) { // a declared expectation's interval
+        if (d.numbers().containsKey("ratio")) { // a declared expectation's interval
             double lo = d.numbers().getOrDefault("low", Double.NaN), hi = d.numbers().getOrDefault("high", Double.NaN);
             return String.format(Locale.ROOT, "%.2f x", d.numbers().get("ratio"))
                     + (lo < hi ? String.format(Locale.ROOT, " (%.2f to %.2f)", lo, hi) : "")
@@ -658,14 +377,11 @@ public final class Claims {
     // ------------------------------------------------------------------------------------------ command line
 
     /**
-     * {@code --results DIR}: every claim's verdict from that run, as JSON. {@code --decide FILE}: the rules on made-up
-     * numbers ({@code {"id": {"name": value}}} or {@code {"id": [{...}, {...}]}}), as JSON.
-     * {@code --rules}: the claim ids that have a rule.
+     * {@code --results DIR}: every claim's verdict from that run, as JSON. {@code --declarations}: every declared
+     * expectation, with the claims it decides.
      */
     public static void main(String[] args) throws IOException {
-        if (args.length == 1 && args[0].equals("--rules")) {
-            System.out.println(Json.write(ruleIds()));
-        } else if (args.length == 1 && args[0].equals("--declarations")) {
+        if (args.length == 1 && args[0].equals("--declarations")) {
             System.out.println(Json.write(Declarations.records()));
         } else if (args.length == 2 && args[0].equals("--results")) {
             List<Claim> claims = ledger();
@@ -673,24 +389,8 @@ public final class Claims {
             List<Map<String, Object>> out = new ArrayList<>();
             for (int i = 0; i < claims.size(); i++) out.add(record(claims.get(i), decisions.get(i)));
             System.out.println(Json.write(out));
-        } else if (args.length == 2 && args[0].equals("--decide")) {
-            JsonObject cases = Json.parse(Files.readString(Path.of(args[1]))).getAsJsonObject();
-            Map<String, List<String>> out = new LinkedHashMap<>();
-            for (var e : cases.entrySet()) {
-                List<JsonElement> each = new ArrayList<>();
-                if (e.getValue().isJsonArray()) e.getValue().getAsJsonArray().forEach(each::add);
-                else each.add(e.getValue());
-                List<String> verdicts = new ArrayList<>();
-                for (JsonElement c : each) {
-                    Map<String, Double> numbers = new LinkedHashMap<>();
-                    c.getAsJsonObject().entrySet().forEach(n -> numbers.put(n.getKey(), n.getValue().getAsDouble()));
-                    verdicts.add(decide(e.getKey(), numbers).verdict().words());
-                }
-                out.put(e.getKey(), verdicts);
-            }
-            System.out.println(Json.write(out));
         } else {
-            System.err.println("usage: Claims --results DIR | --decide FILE | --rules | --declarations");
+            System.err.println("usage: Claims --results DIR | --declarations");
             System.exit(2);
         }
     }

@@ -67,6 +67,9 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                 ? "RSS is read from /proc, which this system lacks" : null;
     }
 
+    /** The carriers of the default scheduler: one per core. */
+    private static final int CARRIERS = Runtime.getRuntime().availableProcessors();
+
     /**
      * What chapter 03 expects of blocked threads (each count one run, no spread): a platform thread holds an OS
      * thread, whose resident stack pages and bookkeeping are what the sources call 1-2 MB (reserved, so only part is
@@ -112,7 +115,17 @@ public record ThreadCost(String kind, int threads, int depth, double startSecond
                             "starting a virtual thread (largest count)", rows -> Figure.single(
                                     largest(rows, "platform").startSecondsPerThread())
                                     .over(largest(rows, "virtual").startSecondsPerThread()), Line.atLeast(10))
-                    .claims("sem-32");
+                    .claims("sem-32")
+                    // the pull request's arithmetic, with this run's resident memory in place of its 1 MB a stack:
+                    // 5,000 virtual threads plus a carrier per core against 50 platform threads
+                    .expect("five-thousand-virtual-in-less-than-fifty-platform", "5,000 blocked virtual threads' heap"
+                                    + " plus one carrier per core (a platform thread's RSS each)",
+                            "50 blocked platform threads' RSS", rows -> Figure.single(5_000 * largest(rows, "virtual")
+                                    .heapBytesPerThread() + CARRIERS * largest(rows, "platform").rssBytesPerThread())
+                                    .over(50 * largest(rows, "platform").rssBytesPerThread()), Line.atMost(1))
+                    .claims("pr-11")
+                    .untestableWhen(ThreadCost::noRss);
+
 
     /** The time starting them took, per thread. */
     public double startSecondsPerThread() {
