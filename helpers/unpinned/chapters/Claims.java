@@ -136,7 +136,7 @@ public final class Claims {
     static String str(JsonObject o, String field) {
         JsonElement e = o.get(field);
         if (e == null || e.isJsonNull()) return "";
-        if (!e.isJsonPrimitive()) throw new NotRun("a saved row's \"" + field + "\" is " + e + ", not a text");
+        if (!e.isJsonPrimitive()) throw new NotRun("a saved field \"" + field + "\" is " + e + ", not a text");
         return e.getAsString();
     }
 
@@ -219,7 +219,16 @@ public final class Claims {
     static Decision decide(Claim c, Saved run) {
         if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null);
         Optional<JsonObject> judged = run.judgement(c.experiment(), c.id());
-        if (judged.isPresent()) return fromJudgement(c.id(), judged.get());
+        if (judged.isPresent()) {
+            try {
+                return fromJudgement(c.id(), judged.get());
+            } catch (NotRun | IllegalStateException | UnsupportedOperationException | ClassCastException e) {
+                // a saved judgement of another shape (an object where its verdict belongs): this claim has no
+                // verdict, the others still do
+                return new Decision(c.id(), Verdict.NOT_RUN, c.experiment() + "'s saved judgement can't be read here ("
+                        + e.getMessage() + ")", Map.of(), null);
+            }
+        }
         if (Declarations.decides(c.id())) {
             return new Decision(c.id(), Verdict.NOT_RUN, c.experiment() + " has no judged result in this run",
                     Map.of(), null);
