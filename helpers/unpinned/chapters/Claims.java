@@ -262,7 +262,7 @@ public final class Claims {
 
     // ------------------------------------------------------------------------------------------ on the page
 
-    /** The chapter's claims ({@code "04"}): a table (claim, source, verdict, the numbers), then one sentence per verdict. */
+    /** The chapter's claims ({@code "04"}): a table (claim, source, verdict, the numbers). */
     public static void show(String chapter) {
         RunGuard.check("showing the claims");
         List<Claim> claims = ledger().stream().filter(c -> c.chapter().equals(chapter)).toList();
@@ -270,12 +270,8 @@ public final class Claims {
         List<Decision> decisions = decide(claims, Results.dir());
         Map<String, Object> verdicts = new LinkedHashMap<>();
         for (Decision d : decisions) verdicts.put(d.id(), d.verdict().words());
+        // each verdict's sentence is already on the page, in its experiment's "what this run shows"
         Show.html(html(claims, decisions), TABLE_KEY, Map.of("kind", "claims", "chapter", chapter, "verdicts", verdicts));
-        // a declared expectation's sentence is already on the page, in its experiment's "what this run shows"
-        for (Decision d : decisions) {
-            if (Declarations.decides(d.id())) continue;
-            if (d.sentence() != null) Show.markdown(d.sentence());
-        }
     }
 
     /** The key of a claims table's record (each claim's verdict) in the output's metadata. */
@@ -358,13 +354,13 @@ public final class Claims {
     static String numbers(Decision d) {
         if (d.verdict() == Verdict.UNTESTABLE) return d.because();
         if (d.verdict() == Verdict.NOT_RUN) return "not run yet: " + d.because();
-        StringBuilder s = new StringBuilder();
         if (d.numbers().containsKey("ratio")) { // a declared expectation's interval
             double lo = d.numbers().getOrDefault("low", Double.NaN), hi = d.numbers().getOrDefault("high", Double.NaN);
             return String.format(Locale.ROOT, "%.2f x", d.numbers().get("ratio"))
                     + (lo < hi ? String.format(Locale.ROOT, " (%.2f to %.2f)", lo, hi) : "")
                     + (d.because() == null || d.verdict() == Verdict.DEPENDS ? "" : "; " + d.because());
         }
+        StringBuilder s = new StringBuilder();
         String sep = "";
         for (var e : d.numbers().entrySet()) {
             s.append(sep).append(e.getKey()).append(' ').append(count(e.getValue()));
