@@ -4,21 +4,8 @@
 //RUNTIME_OPTIONS -Xmx256m
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
-// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
-//SOURCES ../helpers/unpinned/chapters/CodeExercises.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+// The check's machinery (helpers/unpinned/course/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../helpers/unpinned/course/CodeExercises.java
 
 /*
  * Exercise 06.virtual-tomcat (notebooks/06-spring-boot.ipynb).
@@ -52,7 +39,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import unpinned.chapters.CodeExercises;
+import unpinned.course.CodeExercises;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -8,7 +8,9 @@
 //SOURCES unpinned/core/*.java
 //SOURCES unpinned/running/*.java
 //SOURCES unpinned/showing/*.java
-//SOURCES unpinned/chapters/*.java
+//SOURCES unpinned/workloads/*.java
+//SOURCES unpinned/experiments/*.java
+//SOURCES unpinned/course/*.java
 // core's Show draws a run's samples with showing's LiveChart, found through ServiceLoader (no import going up)
 //FILES META-INF/services/unpinned.core.Show$SampleChart=unpinned/showing/LiveChart.service
 // Reactor for chapter 02's demonstration cells: the version reactor-netty-http 1.2.12 brings to the snippets.

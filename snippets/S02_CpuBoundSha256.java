@@ -3,10 +3,8 @@
 //JAVAC_OPTIONS --release 21 -proc:full
 //DEPS org.openjdk.jmh:jmh-core:1.37
 //DEPS org.openjdk.jmh:jmh-generator-annprocess:1.37
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/running/JmhArgs.java
+//SOURCES ../helpers/unpinned/core/Measurement.java
 package unpinned.snippets;
 
 /*

@@ -1,28 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/running/ServerProcess.java
-//SOURCES ../helpers/unpinned/running/HttpLoad.java
-//SOURCES ../helpers/unpinned/running/LoadRun.java
-//SOURCES ../helpers/unpinned/chapters/EndpointLoad.java
+//SOURCES ../helpers/unpinned/experiments/EndpointLoad.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/core/Published.java
 package unpinned.snippets;
 
 /*
@@ -51,8 +32,8 @@ package unpinned.snippets;
  */
 
 import unpinned.core.Course;
-import unpinned.chapters.EndpointLoad;
-import unpinned.chapters.EndpointLoad.SleepRun;
+import unpinned.experiments.EndpointLoad;
+import unpinned.experiments.EndpointLoad.SleepRun;
 import unpinned.core.Experiment;
 import unpinned.running.HttpLoad;
 import unpinned.running.ServerProcess;

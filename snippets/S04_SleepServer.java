@@ -1,14 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
 //SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/chapters/SleepServer.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
 //SOURCES ../helpers/unpinned/running/ServerControl.java
+//SOURCES ../helpers/unpinned/workloads/SleepServer.java
 package unpinned.snippets;
 
 /*
@@ -31,7 +26,7 @@ package unpinned.snippets;
 import unpinned.core.Cli;
 import unpinned.core.Profile;
 import unpinned.running.ServerControl;
-import unpinned.chapters.SleepServer;
+import unpinned.workloads.SleepServer;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;

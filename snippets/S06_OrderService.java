@@ -5,14 +5,10 @@
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
 //DEPS io.projectreactor.netty:reactor-netty-http:1.2.12
 //DEPS org.slf4j:slf4j-nop:2.0.17
-//SOURCES ../helpers/unpinned/core/Profile.java
 //SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/workloads/OrderRules.java
+//SOURCES ../helpers/unpinned/workloads/OrderServer.java
 //SOURCES ../helpers/unpinned/running/ServerControl.java
-//SOURCES ../helpers/unpinned/chapters/OrderRules.java
-//SOURCES ../helpers/unpinned/chapters/OrderServer.java
 package unpinned.snippets;
 
 /*
@@ -52,8 +48,8 @@ import reactor.netty.DisposableServer;
 import reactor.netty.resources.ConnectionProvider;
 import reactor.netty.resources.LoopResources;
 import unpinned.core.Cli;
-import unpinned.chapters.OrderRules;
-import unpinned.chapters.OrderServer;
+import unpinned.workloads.OrderRules;
+import unpinned.workloads.OrderServer;
 import unpinned.core.Profile;
 import unpinned.running.ServerControl;
 

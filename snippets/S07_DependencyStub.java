@@ -5,11 +5,7 @@
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
 //DEPS io.projectreactor.netty:reactor-netty-http:1.2.12
 //DEPS org.slf4j:slf4j-nop:2.0.17
-//SOURCES ../helpers/unpinned/core/Profile.java
 //SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
 //SOURCES ../helpers/unpinned/running/ServerControl.java
 package unpinned.snippets;
 

@@ -2,25 +2,8 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS -Xmx3g
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/ThreadCost.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/chapters/StackChunks.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/ThreadCost.java
 package unpinned.snippets;
 
 /*
@@ -45,7 +28,7 @@ package unpinned.snippets;
 
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
-import unpinned.chapters.ThreadCost;
+import unpinned.experiments.ThreadCost;
 
 import java.time.Duration;
 import java.util.List;

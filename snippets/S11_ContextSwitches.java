@@ -1,24 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Switches.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Switches.java
 package unpinned.snippets;
 
 /*
@@ -42,7 +25,7 @@ package unpinned.snippets;
  * perf stat covers the whole JVM, start-up and JIT compilation included (mostly user time); this
  * snippet counts only the measured window, so its user:kernel ratios are lower for both kinds.
  *
- * How it counts (Linux only; helpers/unpinned/chapters/Switches.java): voluntary + involuntary switches summed over
+ * How it counts (Linux only; helpers/unpinned/experiments/Switches.java): voluntary + involuntary switches summed over
  * /proc/self/task/<tid>/status, one snapshot before the first worker starts and one after all have done
  * their sleeps. A thread that exits takes its counts with it, so every worker stays alive (waiting on a
  * latch) until the second snapshot. CPU is utime and stime of /proc/self/stat in 10 ms ticks (so a window
@@ -50,10 +33,10 @@ package unpinned.snippets;
  * Results go to results/s11-context-switches/.
  */
 
-import unpinned.chapters.Carriers;
+import unpinned.workloads.Carriers;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
-import unpinned.chapters.Switches;
+import unpinned.experiments.Switches;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,31 +1,8 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/showing/Comparison.java
-//SOURCES ../helpers/unpinned/showing/Charts.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/showing/DrawnChart.java
-//SOURCES ../helpers/unpinned/showing/ChartReading.java
-//SOURCES ../helpers/unpinned/showing/ChartFonts.java
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/chapters/Timeline.java
-//SOURCES ../helpers/unpinned/chapters/CarrierTimeline.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/CarrierTimeline.java
+//SOURCES ../helpers/unpinned/workloads/Work.java
 package unpinned.snippets;
 
 /*
@@ -54,14 +31,14 @@ package unpinned.snippets;
  * --work-us by the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
  */
 
-import unpinned.chapters.CarrierTimeline;
+import unpinned.experiments.CarrierTimeline;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
-import unpinned.chapters.Timeline;
-import unpinned.chapters.Work;
+import unpinned.experiments.Timeline;
+import unpinned.workloads.Work;
 
-import static unpinned.chapters.CarrierTimeline.fail;
+import static unpinned.experiments.CarrierTimeline.fail;
 
 import java.time.Duration;
 import java.util.Locale;

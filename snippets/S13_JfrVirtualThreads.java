@@ -1,28 +1,8 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/Jfr.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Pinning.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/VirtualThreadEvents.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Pinning.java
+//SOURCES ../helpers/unpinned/experiments/VirtualThreadEvents.java
 package unpinned.snippets;
 
 /*
@@ -49,12 +29,12 @@ package unpinned.snippets;
 
 import unpinned.core.Experiment;
 import unpinned.running.Jfr;
-import unpinned.chapters.Pinning;
+import unpinned.experiments.Pinning;
 import unpinned.core.Protocol;
-import unpinned.chapters.VirtualThreadEvents;
-import unpinned.chapters.VirtualThreadEvents.Plan;
-import unpinned.chapters.VirtualThreadEvents.SchedulerDump;
-import unpinned.chapters.VirtualThreadEvents.Workload;
+import unpinned.experiments.VirtualThreadEvents;
+import unpinned.experiments.VirtualThreadEvents.Plan;
+import unpinned.experiments.VirtualThreadEvents.SchedulerDump;
+import unpinned.experiments.VirtualThreadEvents.Workload;
 
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.Recording;

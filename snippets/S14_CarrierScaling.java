@@ -1,26 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/chapters/CarrierScaling.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/CarrierScaling.java
+//SOURCES ../helpers/unpinned/workloads/Carriers.java
+//SOURCES ../helpers/unpinned/workloads/Work.java
 package unpinned.snippets;
 
 /*
@@ -45,12 +28,12 @@ package unpinned.snippets;
  * Results go to results/s14-carrier-scaling/.
  */
 
-import unpinned.chapters.CarrierScaling;
-import unpinned.chapters.CarrierScaling.Batch;
-import unpinned.chapters.Carriers;
+import unpinned.experiments.CarrierScaling;
+import unpinned.experiments.CarrierScaling.Batch;
+import unpinned.workloads.Carriers;
 import unpinned.core.Busy;
 import unpinned.core.Experiment;
-import unpinned.chapters.Work;
+import unpinned.workloads.Work;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,26 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/running/Jfr.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Pinning.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -68,7 +49,7 @@ package unpinned.snippets;
 
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
-import unpinned.chapters.Pinning;
+import unpinned.experiments.Pinning;
 
 import java.util.Arrays;
 import java.util.List;
@@ -211,7 +192,7 @@ public class S17_PinningCases {
  *   object-wait          1.01-1.04, 0 pinned                      2.00, and 0 pinned: only the time shows it
  *   reentrant-lock       1.00-1.01, 0 pinned                      1.00-1.01, 0 pinned
  *   class-init           2.01-2.02, 2 pinned                      2.01, 2 pinned
- *   On 25 the class-init events say pinnedReason "VM call to unpinned.chapters.Pinning$SlowInit.<clinit>
+ *   On 25 the class-init events say pinnedReason "VM call to unpinned.experiments.Pinning$SlowInit.<clinit>
  *   on stack", blockingOperation "LockSupport.park", carrier ForkJoinPool-1-worker-1; JDK 21's events have
  *   none of these fields. jdk.JavaMonitorEnter: 0 in every case on both (on 25 the waits happen unmounted,
  *   and JFR records none of them). With --trace-pinned, JDK 21 prints 4 traces: 1 for synchronized-sleep

@@ -2,26 +2,7 @@
 //JAVA 22+
 //JAVAC_OPTIONS --release 22
 //RUNTIME_OPTIONS --enable-native-access=ALL-UNNAMED
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/running/Jfr.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Pinning.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Pinning.java
 package unpinned.snippets;
 
 /*
@@ -57,7 +38,7 @@ package unpinned.snippets;
 
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
-import unpinned.chapters.Pinning;
+import unpinned.experiments.Pinning;
 
 import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;

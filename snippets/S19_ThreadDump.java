@@ -1,22 +1,10 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
+//SOURCES ../helpers/unpinned/workloads/Carriers.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/ThreadDump.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/running/Jdks.java
+//SOURCES ../helpers/unpinned/running/ThreadDump.java
 package unpinned.snippets;
 
 /*
@@ -27,7 +15,7 @@ package unpinned.snippets;
  * that lists virtual threads is `jcmd <pid> Thread.dump_to_file -format=json <file>` (JDK 21+). This JVM
  * starts N virtual threads in each of four groups, each from an executor of its own (a container in the dump):
  * sleeping-0.., parked-.., reading-.., blocked-.. (the four methods below), waits until each is in its state,
- * then runs jcmd and jstack on itself and counts (helpers/unpinned/chapters/ThreadDump.java).
+ * then runs jcmd and jstack on itself and counts (helpers/unpinned/running/ThreadDump.java).
  *
  * The bounds: the dump must list every one of the 4 x N virtual threads, by name, each in its group's
  * container; jstack must list none of them (it names carriers: ForkJoinPool-1-worker-1, ...). The dump
@@ -41,13 +29,13 @@ package unpinned.snippets;
  * Results go to results/s19-thread-dump/, with the dump (<stamp>-<profile>-threads.json) and jstack's text.
  */
 
-import unpinned.chapters.Carriers;
+import unpinned.workloads.Carriers;
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
 import unpinned.core.Protocol;
-import unpinned.chapters.ThreadDump;
-import unpinned.chapters.ThreadDump.Group;
-import unpinned.chapters.ThreadDump.Started;
+import unpinned.running.ThreadDump;
+import unpinned.running.ThreadDump.Group;
+import unpinned.running.ThreadDump.Started;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -10,15 +10,9 @@
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
 //DEPS org.springframework.boot:spring-boot-starter-actuator:4.1.1
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/running/SpringArgs.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
 //SOURCES ../helpers/unpinned/running/ServerControl.java
-//SOURCES ../helpers/unpinned/chapters/SleepServer.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/workloads/SleepServer.java
+//SOURCES ../helpers/unpinned/running/SpringArgs.java
 package unpinned.snippets;
 
 /*
@@ -75,7 +69,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 import unpinned.running.ServerControl;
-import unpinned.chapters.SleepServer;
+import unpinned.workloads.SleepServer;
 import unpinned.running.SpringArgs;
 
 import java.net.URI;
@@ -142,7 +136,7 @@ public class S20_SpringBootApp {
         public String cpu(@RequestParam(name = "n", defaultValue = "" + DEFAULT_SUM_TO) long n) {
             check("n", n, 1, SleepServer.MAX_SUM_TO);
             return counted(() -> {
-                long sum = unpinned.chapters.Work.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
+                long sum = unpinned.workloads.Work.sumTwice(n); // never blocks: a carrier (or a pool thread) computes all of it
                 if (sum < 0) throw new InterruptedException("stopping");
                 return sum + "\n";
             });

@@ -1,29 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/running/ServerProcess.java
-//SOURCES ../helpers/unpinned/running/HttpLoad.java
-//SOURCES ../helpers/unpinned/running/LoadRun.java
-//SOURCES ../helpers/unpinned/chapters/SpringLoad.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Figure.java
-//SOURCES ../helpers/unpinned/chapters/EndpointLoad.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/experiments/SpringLoad.java
 package unpinned.snippets;
 
 /*
@@ -63,10 +41,10 @@ import unpinned.core.Profile;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
 import unpinned.running.ServerProcess;
-import unpinned.chapters.SpringLoad;
-import unpinned.chapters.SpringLoad.Load;
-import unpinned.chapters.SpringLoad.Plan;
-import unpinned.chapters.SpringLoad.Run;
+import unpinned.experiments.SpringLoad;
+import unpinned.experiments.SpringLoad.Load;
+import unpinned.experiments.SpringLoad.Plan;
+import unpinned.experiments.SpringLoad.Run;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,15 +7,10 @@
 //DEPS org.springframework.boot:spring-boot-dependencies:4.1.1@pom
 //DEPS org.springframework.boot:spring-boot-starter-webmvc:4.1.1
 //DEPS org.springframework.boot:spring-boot-starter-webflux:4.1.1
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/running/SpringArgs.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
+//SOURCES ../helpers/unpinned/workloads/OrderRules.java
+//SOURCES ../helpers/unpinned/workloads/OrderServer.java
 //SOURCES ../helpers/unpinned/running/ServerControl.java
-//SOURCES ../helpers/unpinned/chapters/OrderRules.java
-//SOURCES ../helpers/unpinned/chapters/OrderServer.java
+//SOURCES ../helpers/unpinned/running/SpringArgs.java
 package unpinned.snippets;
 
 /*
@@ -33,7 +28,7 @@ package unpinned.snippets;
  * so what differs is CPU per request (framework and client), not concurrency; "reactive scales better" is not
  * what such a run measures. Dependencies are simulated in-process (Thread.sleep, Mono.delay), or with --deps real
  * HTTP calls to S07's stub (RestClient on the JDK HttpClient / WebClient on Reactor Netty, pools unbounded).
- * Command line, port, --control and stopping as S20 (plumbing: unpinned.running.SpringArgs, unpinned.chapters.OrderServer).
+ * Command line, port, --control and stopping as S20 (plumbing: unpinned.running.SpringArgs, unpinned.workloads.OrderServer).
  */
 
 import org.springframework.boot.SpringApplication;
@@ -62,8 +57,8 @@ import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
 import unpinned.core.Cli;
-import unpinned.chapters.OrderRules;
-import unpinned.chapters.OrderServer;
+import unpinned.workloads.OrderRules;
+import unpinned.workloads.OrderServer;
 import unpinned.running.ServerControl;
 import unpinned.running.SpringArgs;
 
@@ -218,7 +213,7 @@ public class S22_SpringOrderService {
         }
     }
 
-    // ---------------------------------------------------------------- the answers (rules: unpinned.chapters.OrderRules, as S06)
+    // ---------------------------------------------------------------- the answers (rules: unpinned.workloads.OrderRules, as S06)
 
     static String orderJson(long id, double price, int stock) {
         COUNTS.handled().incrementAndGet();

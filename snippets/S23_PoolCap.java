@@ -1,26 +1,8 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
+//SOURCES ../helpers/unpinned/experiments/Backpressure.java
 //SOURCES ../helpers/unpinned/running/Database.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Backpressure.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*
@@ -51,17 +33,17 @@ package unpinned.snippets;
  * Bounded: each level is warm-up + window; a user starts no query after the window and runs a bounded count; a
  * level whose users haven't ended a minute after it fails. The database starts and stops in this JVM; if the
  * embedded PostgreSQL can't start here, H2 in PostgreSQL mode stands in (one line says so).
- * Plumbing (tallies, sampling, the summary, the saved records): unpinned.chapters.Backpressure.
+ * Plumbing (tallies, sampling, the summary, the saved records): unpinned.experiments.Backpressure.
  */
 
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
-import unpinned.chapters.Backpressure;
-import unpinned.chapters.Backpressure.Level;
-import unpinned.chapters.Backpressure.PoolOptions;
-import unpinned.chapters.Backpressure.Stats;
-import unpinned.chapters.Backpressure.Tally;
-import unpinned.chapters.Backpressure.Waiters;
+import unpinned.experiments.Backpressure;
+import unpinned.experiments.Backpressure.Level;
+import unpinned.experiments.Backpressure.PoolOptions;
+import unpinned.experiments.Backpressure.Stats;
+import unpinned.experiments.Backpressure.Tally;
+import unpinned.experiments.Backpressure.Waiters;
 import unpinned.running.Database;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
@@ -77,9 +59,9 @@ import java.util.Locale;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
-import static unpinned.chapters.Backpressure.PoolOptions.SLOW_FACTOR;
-import static unpinned.chapters.Backpressure.acquire;
-import static unpinned.chapters.Backpressure.inWindow;
+import static unpinned.experiments.Backpressure.PoolOptions.SLOW_FACTOR;
+import static unpinned.experiments.Backpressure.acquire;
+import static unpinned.experiments.Backpressure.inWindow;
 
 public class S23_PoolCap {
     static final int MAX_USERS = 10_000, MAX_LEVELS = 12;

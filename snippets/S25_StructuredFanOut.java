@@ -2,28 +2,7 @@
 //JAVA 25
 //JAVAC_OPTIONS --enable-preview --release 25
 //RUNTIME_OPTIONS --enable-preview
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/Database.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/chapters/Backpressure.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/chapters/StructuredFanOut.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/StructuredFanOut.java
 package unpinned.snippets;
 
 /*
@@ -65,20 +44,20 @@ package unpinned.snippets;
  * interruptible Java sleep; your own with UNPINNED_DB_URL). Results go to results/s25-structured-fanout/.
  */
 
-import unpinned.chapters.Backpressure;
+import unpinned.experiments.Backpressure;
 import unpinned.running.Database;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
-import unpinned.chapters.StructuredFanOut;
-import unpinned.chapters.StructuredFanOut.Fate;
-import unpinned.chapters.StructuredFanOut.Request;
+import unpinned.experiments.StructuredFanOut;
+import unpinned.experiments.StructuredFanOut.Fate;
+import unpinned.experiments.StructuredFanOut.Request;
 
-import static unpinned.chapters.StructuredFanOut.createTable;
-import static unpinned.chapters.StructuredFanOut.failingInsert;
-import static unpinned.chapters.StructuredFanOut.slowInsert;
-import static unpinned.chapters.StructuredFanOut.summarise;
-import static unpinned.chapters.StructuredFanOut.unchecked;
-import static unpinned.chapters.StructuredFanOut.warmUp;
+import static unpinned.experiments.StructuredFanOut.createTable;
+import static unpinned.experiments.StructuredFanOut.failingInsert;
+import static unpinned.experiments.StructuredFanOut.slowInsert;
+import static unpinned.experiments.StructuredFanOut.summarise;
+import static unpinned.experiments.StructuredFanOut.unchecked;
+import static unpinned.experiments.StructuredFanOut.warmUp;
 
 import com.zaxxer.hikari.HikariDataSource;
 

@@ -2,27 +2,8 @@
 //JAVA 25+
 //JAVAC_OPTIONS --release 25
 //RUNTIME_OPTIONS -Xmx4g
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/chapters/Backpressure.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/chapters/ParkedThreads.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Backpressure.java
+//SOURCES ../helpers/unpinned/workloads/ParkedThreads.java
 package unpinned.snippets;
 
 /*
@@ -60,18 +41,18 @@ package unpinned.snippets;
  * start and while all N are parked. Results go to results/s26-scoped-values/.
  */
 
-import unpinned.chapters.Backpressure;
+import unpinned.experiments.Backpressure;
 import unpinned.running.ChildRun;
 import unpinned.core.Cli;
 import unpinned.core.Experiment;
-import unpinned.chapters.ParkedThreads;
+import unpinned.workloads.ParkedThreads;
 import unpinned.core.Protocol;
 
-import static unpinned.chapters.ParkedThreads.checkFailure;
-import static unpinned.chapters.ParkedThreads.parkUntilReleased;
-import static unpinned.chapters.ParkedThreads.releaseAndJoin;
-import static unpinned.chapters.ParkedThreads.settledHeap;
-import static unpinned.chapters.ParkedThreads.startAndPark;
+import static unpinned.workloads.ParkedThreads.checkFailure;
+import static unpinned.workloads.ParkedThreads.parkUntilReleased;
+import static unpinned.workloads.ParkedThreads.releaseAndJoin;
+import static unpinned.workloads.ParkedThreads.settledHeap;
+import static unpinned.workloads.ParkedThreads.startAndPark;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

@@ -1,22 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/SchedulerInternals.java
+//SOURCES ../helpers/unpinned/workloads/Carriers.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/experiments/SchedulerInternals.java
 package unpinned.snippets;
 
 /*
@@ -61,13 +48,13 @@ package unpinned.snippets;
  * results/s28-compensation/.
  */
 
-import unpinned.chapters.Carriers;
+import unpinned.workloads.Carriers;
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
 import unpinned.core.Protocol;
-import unpinned.chapters.SchedulerInternals;
-import unpinned.chapters.SchedulerInternals.CompensationCase;
-import unpinned.chapters.SchedulerInternals.SweepStep;
+import unpinned.experiments.SchedulerInternals;
+import unpinned.experiments.SchedulerInternals.CompensationCase;
+import unpinned.experiments.SchedulerInternals.SweepStep;
 
 import java.io.FileInputStream;
 import java.io.IOException;

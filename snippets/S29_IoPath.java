@@ -2,26 +2,10 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS --add-opens java.base/java.lang=ALL-UNNAMED
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
+//SOURCES ../helpers/unpinned/workloads/Carriers.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/ThreadDump.java
-//SOURCES ../helpers/unpinned/chapters/IoPath.java
+//SOURCES ../helpers/unpinned/experiments/IoPath.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
 package unpinned.snippets;
 
 /*
@@ -58,9 +42,9 @@ package unpinned.snippets;
  * dump on JDK 21 has no "state", so a parked read is read from the stack (Poller.poll under a read).
  */
 
-import unpinned.chapters.Carriers;
-import unpinned.chapters.IoPath;
-import unpinned.chapters.ThreadDump;
+import unpinned.workloads.Carriers;
+import unpinned.experiments.IoPath;
+import unpinned.running.ThreadDump;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.running.Jdks;

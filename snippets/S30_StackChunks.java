@@ -1,24 +1,9 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/chapters/StackChunks.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/StackChunks.java
 package unpinned.snippets;
 
 /*
@@ -52,9 +37,9 @@ package unpinned.snippets;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.running.Jdks;
-import unpinned.chapters.StackChunks;
-import unpinned.chapters.StackChunks.ChunkRow;
-import unpinned.chapters.StackChunks.Count;
+import unpinned.experiments.StackChunks;
+import unpinned.experiments.StackChunks.ChunkRow;
+import unpinned.experiments.StackChunks.Count;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,21 +2,9 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS --add-opens java.base/java.lang=ALL-UNNAMED --add-exports java.base/jdk.internal.vm=ALL-UNNAMED -XX:+UnlockDiagnosticVMOptions -XX:+ShowHiddenFrames
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/chapters/LifeCycle.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/experiments/LifeCycle.java
 package unpinned.snippets;
 
 /*
@@ -53,7 +41,7 @@ package unpinned.snippets;
 
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
-import unpinned.chapters.LifeCycle;
+import unpinned.experiments.LifeCycle;
 
 import java.time.Duration;
 import java.util.ArrayList;

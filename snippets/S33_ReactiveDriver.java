@@ -5,27 +5,7 @@
 //DEPS org.postgresql:r2dbc-postgresql:1.1.3.RELEASE
 //DEPS io.r2dbc:r2dbc-pool:1.0.2.RELEASE
 //SOURCES ../helpers/unpinned/running/Database.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/chapters/Backpressure.java
-//SOURCES ../helpers/unpinned/chapters/ReactiveDriver.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/ReactiveDriver.java
 package unpinned.snippets;
 
 /*
@@ -46,7 +26,7 @@ package unpinned.snippets;
  * The pitfall: "reactive is faster" mixes up two things. Reactive code (like virtual threads) lets many requests
  * wait without a thread each; it does not make the database answer sooner or hold more queries at once. Once
  * virtual threads remove the thread cap, a reactive driver competes only on CPU per query.
- * Plumbing (the window, the CPU counters, rows, summary): unpinned.chapters.ReactiveDriver.
+ * Plumbing (the window, the CPU counters, rows, summary): unpinned.experiments.ReactiveDriver.
  */
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -58,11 +38,11 @@ import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.Statement;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import unpinned.chapters.ReactiveDriver;
-import unpinned.chapters.ReactiveDriver.Row;
-import unpinned.chapters.ReactiveDriver.Tally;
-import unpinned.chapters.ReactiveDriver.Window;
-import unpinned.chapters.ReactiveDriver.Workload;
+import unpinned.experiments.ReactiveDriver;
+import unpinned.experiments.ReactiveDriver.Row;
+import unpinned.experiments.ReactiveDriver.Tally;
+import unpinned.experiments.ReactiveDriver.Window;
+import unpinned.experiments.ReactiveDriver.Workload;
 import unpinned.core.Experiment;
 import unpinned.running.Database;
 

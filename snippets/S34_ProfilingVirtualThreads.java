@@ -2,28 +2,11 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS -XX:+EnableDynamicAgentLoading
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
 //SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/AsyncProfiler.java
-//SOURCES ../helpers/unpinned/chapters/SleepServer.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
-//SOURCES ../helpers/unpinned/chapters/Profiling.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/Profiling.java
+//SOURCES ../helpers/unpinned/workloads/SleepServer.java
 package unpinned.snippets;
 
 /*
@@ -61,14 +44,14 @@ import unpinned.running.AsyncProfiler;
 import unpinned.running.ChildRun;
 import unpinned.running.Jdks;
 import unpinned.running.ProcessStats;
-import unpinned.chapters.Profiling;
-import unpinned.chapters.Profiling.Endpoint;
-import unpinned.chapters.Profiling.Seen;
-import unpinned.chapters.Profiling.Stack;
-import unpinned.chapters.Profiling.StacksRun;
-import unpinned.chapters.Profiling.Switching;
-import unpinned.chapters.SleepServer;
-import unpinned.chapters.Work;
+import unpinned.experiments.Profiling;
+import unpinned.experiments.Profiling.Endpoint;
+import unpinned.experiments.Profiling.Seen;
+import unpinned.experiments.Profiling.Stack;
+import unpinned.experiments.Profiling.StacksRun;
+import unpinned.experiments.Profiling.Switching;
+import unpinned.workloads.SleepServer;
+import unpinned.workloads.Work;
 
 import com.google.gson.JsonObject;
 import jdk.jfr.FlightRecorder;

@@ -3,27 +3,10 @@
 //JAVAC_OPTIONS --release 21 -proc:full
 //DEPS org.openjdk.jmh:jmh-core:1.37
 //DEPS org.openjdk.jmh:jmh-generator-annprocess:1.37
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/running/JmhArgs.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/chapters/Switches.java
-//SOURCES ../helpers/unpinned/chapters/LazyThaw.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/running/JmhArgs.java
+//SOURCES ../helpers/unpinned/experiments/LazyThaw.java
+//SOURCES ../helpers/unpinned/experiments/Switches.java
 package unpinned.snippets;
 
 /*
@@ -80,8 +63,8 @@ import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ScalarResult;
-import unpinned.chapters.LazyThaw;
-import unpinned.chapters.Switches;
+import unpinned.experiments.LazyThaw;
+import unpinned.experiments.Switches;
 import unpinned.core.Profile;
 import unpinned.running.Jdks;
 import unpinned.running.JmhArgs;

@@ -2,21 +2,9 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //RUNTIME_OPTIONS --add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/jdk.internal.vm=ALL-UNNAMED -XX:CompileCommand=quiet -XX:CompileCommand=dontinline,unpinned.snippets.S36_LazyThaw::descend
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Show.java
 //SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/chapters/LazyThaw.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+//SOURCES ../helpers/unpinned/experiments/LazyThaw.java
 package unpinned.snippets;
 
 /*
@@ -45,7 +33,7 @@ package unpinned.snippets;
  * allocates nothing. Results go to results/s36-lazy-thaw/.
  */
 
-import unpinned.chapters.LazyThaw;
+import unpinned.experiments.LazyThaw;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.running.Jdks;

@@ -1,32 +1,8 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
 //SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/showing/Comparison.java
-//SOURCES ../helpers/unpinned/showing/Charts.java
-//SOURCES ../helpers/unpinned/showing/DrawnChart.java
-//SOURCES ../helpers/unpinned/showing/Tables.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/chapters/Timeline.java
-//SOURCES ../helpers/unpinned/chapters/UnparkStealing.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/showing/ChartFonts.java
-//SOURCES ../helpers/unpinned/showing/ChartReading.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/UnparkStealing.java
 package unpinned.snippets;
 
 /*
@@ -58,11 +34,11 @@ package unpinned.snippets;
  * Results go to results/s37-unpark-stealing/.
  */
 
-import unpinned.chapters.Carriers;
-import unpinned.chapters.Timeline;
-import unpinned.chapters.Timeline.Segment;
-import unpinned.chapters.UnparkStealing;
-import unpinned.chapters.UnparkStealing.Sample;
+import unpinned.workloads.Carriers;
+import unpinned.experiments.Timeline;
+import unpinned.experiments.Timeline.Segment;
+import unpinned.experiments.UnparkStealing;
+import unpinned.experiments.UnparkStealing.Sample;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.running.Jdks;

@@ -1,32 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/showing/Comparison.java
-//SOURCES ../helpers/unpinned/showing/Charts.java
-//SOURCES ../helpers/unpinned/showing/DrawnChart.java
-//SOURCES ../helpers/unpinned/showing/Tables.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/chapters/Carriers.java
-//SOURCES ../helpers/unpinned/chapters/Switches.java
-//SOURCES ../helpers/unpinned/chapters/WakeUps.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/showing/ChartFonts.java
-//SOURCES ../helpers/unpinned/showing/ChartReading.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
+//SOURCES ../helpers/unpinned/experiments/WakeUps.java
 package unpinned.snippets;
 
 /*
@@ -62,8 +37,8 @@ package unpinned.snippets;
  * round of each mode goes first. Results go to results/s38-wake-up-latency/.
  */
 
-import unpinned.chapters.Carriers;
-import unpinned.chapters.WakeUps;
+import unpinned.workloads.Carriers;
+import unpinned.experiments.WakeUps;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.running.Jdks;

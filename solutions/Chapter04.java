@@ -2,32 +2,7 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //SOURCES Worked.java
-//SOURCES ../helpers/unpinned/chapters/Exercises.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/chapters/OrderSweep.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/running/ServerProcess.java
-//SOURCES ../helpers/unpinned/running/HttpLoad.java
-//SOURCES ../helpers/unpinned/running/LoadRun.java
-//SOURCES ../helpers/unpinned/chapters/CarrierScaling.java
-//SOURCES ../helpers/unpinned/core/Experiment.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/core/Figure.java
-//SOURCES ../helpers/unpinned/showing/Comparison.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
+//SOURCES ../helpers/unpinned/experiments/CarrierScaling.java
 package unpinned.solutions;
 
 /*
@@ -39,7 +14,7 @@ package unpinned.solutions;
  * min(carriers, cores) and by nothing else.
  */
 
-import unpinned.chapters.CarrierScaling;
+import unpinned.experiments.CarrierScaling;
 import unpinned.core.Profile;
 import unpinned.core.Results;
 

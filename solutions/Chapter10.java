@@ -2,31 +2,7 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //SOURCES Worked.java
-//SOURCES ../helpers/unpinned/chapters/Exercises.java
-//SOURCES ../helpers/unpinned/core/Bounds.java
-//SOURCES ../helpers/unpinned/chapters/OrderSweep.java
-//SOURCES ../helpers/unpinned/core/Published.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/running/ProcessStats.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/running/ServerProcess.java
-//SOURCES ../helpers/unpinned/running/HttpLoad.java
-//SOURCES ../helpers/unpinned/running/LoadRun.java
-//SOURCES ../helpers/unpinned/running/AsyncProfiler.java
-//SOURCES ../helpers/unpinned/chapters/Profiling.java
-//SOURCES ../helpers/unpinned/core/Busy.java
-//SOURCES ../helpers/unpinned/showing/Comparison.java
-//SOURCES ../helpers/unpinned/core/Expectations.java
-//SOURCES ../helpers/unpinned/core/Figure.java
-//SOURCES ../helpers/unpinned/chapters/Work.java
+//SOURCES ../helpers/unpinned/experiments/Profiling.java
 package unpinned.solutions;
 
 /*
@@ -38,7 +14,7 @@ package unpinned.solutions;
  * sees only what was thawed, JFR walks the frozen frames too, but keeps 64 frames by default.
  */
 
-import unpinned.chapters.Profiling;
+import unpinned.experiments.Profiling;
 import unpinned.core.Profile;
 
 public class Chapter10 {

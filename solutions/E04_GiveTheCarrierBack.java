@@ -1,21 +1,8 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
-//SOURCES ../helpers/unpinned/chapters/CodeExercises.java
-//SOURCES ../helpers/unpinned/running/Jdks.java
-//SOURCES ../helpers/unpinned/running/ChildRun.java
-//SOURCES ../helpers/unpinned/core/Cli.java
-//SOURCES ../helpers/unpinned/core/Course.java
-//SOURCES ../helpers/unpinned/core/Json.java
-//SOURCES ../helpers/unpinned/core/Machine.java
-//SOURCES ../helpers/unpinned/core/Measurement.java
-//SOURCES ../helpers/unpinned/core/Profile.java
-//SOURCES ../helpers/unpinned/core/Protocol.java
-//SOURCES ../helpers/unpinned/core/Results.java
-//SOURCES ../helpers/unpinned/core/RunGuard.java
-//SOURCES ../helpers/unpinned/core/Show.java
-//SOURCES ../helpers/unpinned/core/Busy.java
+// The check's machinery (helpers/unpinned/course/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../helpers/unpinned/course/CodeExercises.java
 
 /*
  * Worked solution to exercise 04.give-the-carrier-back (notebooks/04-the-scheduler.ipynb): try it
@@ -38,7 +25,7 @@
  * work's: the work must be done, not skipped).
  */
 
-import unpinned.chapters.CodeExercises;
+import unpinned.course.CodeExercises;
 
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;

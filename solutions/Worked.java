@@ -1,6 +1,7 @@
+//SOURCES ../helpers/unpinned/course/Exercises.java
 package unpinned.solutions;
 
-import unpinned.chapters.Exercises;
+import unpinned.course.Exercises;
 
 import java.util.ArrayList;
 import java.util.List;

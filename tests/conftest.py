@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -200,3 +201,40 @@ def preview_skip(alias_or_snippet: str) -> str | None:
         if skipped and (alias_or_snippet in aliases or alias_or_snippet == name):
             return f"{name} needs JDK {need} exactly (--enable-preview); the course JDK is {feature}"
     return None
+
+
+def sourced(path: Path) -> set[Path]:
+    """Every file `path`'s //SOURCES brings in, as JBang resolves them: each listed file's own //SOURCES too (a helper
+    names what it uses, once), relative to the file that lists it."""
+    seen: set[Path] = set()
+    todo = [path.resolve()]
+    while todo:
+        current = todo.pop()
+        for ref in re.findall(r"^//SOURCES (\S+)$", current.read_text(), re.M):
+            for found in sorted(current.parent.glob(ref)) if "*" in ref else [(current.parent / ref).resolve()]:
+                found = found.resolve()
+                if found not in seen:
+                    seen.add(found)
+                    todo.append(found)
+    return seen
+
+
+JAVA_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def java_code(text: str) -> str:
+    """Java without its comments and with empty literals, read left to right (a "//" inside a string is no comment):
+    what a class name in it really refers to."""
+    return JAVA_TOKENS.sub(lambda m: '""' if m.group(0)[0] in "\"'" else "", text)
+
+
+def missing_sources(path: Path) -> list[str]:
+    """Helpers that `path`, or a file it brings in, uses but nothing brings in: a JBang cache can hide one on one
+    machine, and a fresh machine then fails to compile."""
+    helpers = {p.stem: p.resolve() for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
+    have = {p.stem for p in sourced(path)} | {path.stem}
+    missing = set()
+    for file in [path.resolve(), *sourced(path)]:
+        used = set(re.findall(r"\b([A-Z]\w+)\b", java_code(file.read_text()))) & helpers.keys()
+        missing |= {f"{file.stem} uses {name}" for name in used - have}
+    return sorted(missing)

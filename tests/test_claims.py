@@ -1,4 +1,4 @@
-"""The claims ledger (data/claims.csv, helpers/unpinned/chapters/Claims.java): every claim of the five sources, with a
+"""The claims ledger (data/claims.csv, helpers/unpinned/course/Claims.java): every claim of the five sources, with a
 verdict computed from this session's run of the chapters. Checks that the ledger and the declared expectations agree
 (each testable claim decided by exactly one; DeclarationsTest shows each both ways), and that every testable claim of a
 chapter that ran has a verdict; prints one `claims:` line.
@@ -37,7 +37,7 @@ def claims_cli(*args: str) -> str:
     from conftest import jbang
     cp = jbang("info", "classpath", "helpers/Kernel.java", timeout=900)
     assert cp.returncode == 0, cp.stderr[-2000:]
-    run = subprocess.run([course_java(), "-cp", cp.stdout.strip().splitlines()[-1], "unpinned.chapters.Claims", *args],
+    run = subprocess.run([course_java(), "-cp", cp.stdout.strip().splitlines()[-1], "unpinned.course.Claims", *args],
                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL,
                          env=dict(os.environ, UNPINNED_HOME=str(HOME)))
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]

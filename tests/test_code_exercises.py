@@ -1,5 +1,5 @@
 """The exercises where the learner writes the code (exercises/ENN_Name.java, checked by
-helpers/unpinned/chapters/CodeExercises.java): each one's starting point compiles and fails its check, its worked
+helpers/unpinned/course/CodeExercises.java): each one's starting point compiles and fails its check, its worked
 solution (solutions/ENN_Name.java) passes it, every plausible wrong answer kept in tests/wrong_answers/ fails it with
 the hint its file names, every check ends within its exercise's limit, and each notebook runs its check in one cell."""
 from __future__ import annotations
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HOME, jbang, report
+from conftest import HOME, jbang, missing_sources, report
 
-CHECKER = HOME / "helpers" / "unpinned" / "chapters" / "CodeExercises.java"
+CHECKER = HOME / "helpers" / "unpinned" / "course" / "CodeExercises.java"
 ENTRY = re.compile(r'Map\.entry\("(\d\d\.[a-z0-9-]+)", new Exercise\("\1", "(E\d\d_\w+\.java)",\s*"[^"]*",\s*(\d+),')
 WRONG_ANSWERS = HOME / "tests" / "wrong_answers"
 
@@ -94,20 +94,12 @@ def _code_without_comments(text: str) -> str:
 
 @pytest.mark.parametrize("folder", ["exercises", "solutions", "tests/wrong_answers", "tests/exercise_faults"])
 def test_every_exercise_file_sources_the_helpers_it_needs(folder):
-    """As for the snippets: //SOURCES closed under the helpers' use of each other."""
-    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
+    """As for the snippets: what //SOURCES brings in, recursively, is closed under use."""
     pattern = "E[0-9][0-9]_*.java" if folder == "solutions" else "*.java"   # ChapterNN.java: tests/test_solutions.py
     files = sorted((HOME / folder).glob(pattern))
     assert files, f"no Java file in {folder}"
     for path in files:
-        text = path.read_text()
-        sourced = set(re.findall(r"^//SOURCES (?:\.\./)+helpers/unpinned/\w+/(\w+)\.java$", text, re.M))
-        used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(text))) & helpers.keys()
-        assert not used - sourced, f"{folder}/{path.name} uses {sorted(used - sourced)}: add to //SOURCES"
-        for name in sorted(sourced):
-            code = _code_without_comments(helpers[name].read_text())
-            missing = sorted((set(re.findall(r"\b([A-Z]\w+)\b", code)) & helpers.keys()) - sourced - {name})
-            assert not missing, f"{folder}/{path.name} sources {name}.java, which uses {missing}"
+        assert not missing_sources(path), f"{folder}/{path.name}: {missing_sources(path)}: add to //SOURCES"
 
 
 @dataclass

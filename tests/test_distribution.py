@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml  # PyYAML, installed with JupyterLab (jupyter-events needs it)
 
-from conftest import HOME, report
+from conftest import HOME, report, sourced
 
 STATE = HOME / ".course"
 # The snippet run from "anywhere": one JVM, a few seconds with these sizes (tests/test_snippets.py's tiny ones),
@@ -104,14 +104,9 @@ def files_under(root: Path, folders: list[str]) -> set[str]:
 
 
 def source_paths(script: Path) -> list[str]:
-    """The URL paths of a snippet's //SOURCES, as JBang resolves them against the script's own URL."""
-    base = "/" + script.relative_to(HOME).parent.as_posix() + "/"
-    paths = []
-    for line in script.read_text().splitlines():
-        if line.startswith("//SOURCES "):
-            for ref in line.split()[1:]:
-                paths.append(os.path.normpath(base + ref))
-    return paths
+    """The URL paths of everything a snippet's //SOURCES brings in, as JBang resolves them against the URL of the
+    file that lists each one (a helper names its own)."""
+    return sorted("/" + p.relative_to(HOME).as_posix() for p in sourced(script))
 
 
 def test_an_alias_runs_from_outside_the_checkout_with_its_sources_fetched_over_http(tmp_path):

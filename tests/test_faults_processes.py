@@ -133,7 +133,7 @@ def test_arguments_past_the_time_budget_are_refused_before_measuring(case, tmp_p
 # ----------------------------------------------------------------------------- 8: Ctrl-C on make book
 
 TINY_NOTEBOOK_CELLS = [
-    "import unpinned.core.*; import unpinned.running.*; import unpinned.showing.*; import unpinned.chapters.*;",
+    "import unpinned.core.*; import unpinned.running.*; import unpinned.showing.*; import unpinned.workloads.*; import unpinned.experiments.*; import unpinned.course.*;",
     'var server = ServerProcess.start("S04_SleepServer.java", "--mode", "virtual", "--sleep-ms", "20");\n'
     "Thread.sleep(600_000);",
 ]

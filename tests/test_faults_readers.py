@@ -20,7 +20,7 @@ SLEEP_ROW = {"executor": "x", "threads": 50, "users": 500, "sleepMs": 100.0, "th
 REUSE = """
 import java.nio.file.Path;
 import java.util.List;
-import unpinned.chapters.EndpointLoad;
+import unpinned.experiments.EndpointLoad;
 import unpinned.core.Json;
 import unpinned.core.Results;
 
@@ -80,7 +80,7 @@ def test_a_saved_judgement_of_another_shape_costs_its_claim_not_the_ledger(tmp_p
                "verdict": {}, "sentence": "x"}]
     (folder / "20261122-100000-000-quick.json").write_text(json.dumps(
         {"experiment": "05-pinning", "machine": GOOD["machine"], "measurements": [], "data": [], "judged": judged}))
-    run = subprocess.run([course_java(), "-cp", helpers_classpath, "unpinned.chapters.Claims", "--results",
+    run = subprocess.run([course_java(), "-cp", helpers_classpath, "unpinned.course.Claims", "--results",
                           str(tmp_path / "results")], capture_output=True, text=True, timeout=300,
                          env={**os.environ, "UNPINNED_HOME": str(HOME)}, stdin=subprocess.DEVNULL)
     assert run.returncode == 0 and "Exception" not in run.stderr, run.stdout[-2000:] + run.stderr[-3000:]

@@ -121,7 +121,7 @@ def test_the_wrapper_doctor_and_java_read_a_jdks_feature_version_alike(jdk_025, 
 PREFLIGHT = """
 public class Preflight {
     public static void main(String[] args) throws Exception {
-        for (var c : unpinned.chapters.Seminar.preflight()) {
+        for (var c : unpinned.course.Seminar.preflight()) {
             if (c.what().equals("JDK 21 runtime")) System.out.println("row: " + (c.ready() ? "yes" : "no") + " " + c.found());
         }
     }

@@ -654,7 +654,7 @@ def _interrupted(code: str, after_seconds: float, jvms: tuple[str, ...], settle_
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import unpinned.core.*; import unpinned.running.*; import unpinned.showing.*; import unpinned.chapters.*;"), nbformat.v4.new_code_cell(code),
+    nb.cells = [nbformat.v4.new_code_cell("import unpinned.core.*; import unpinned.running.*; import unpinned.showing.*; import unpinned.workloads.*; import unpinned.experiments.*; import unpinned.course.*;"), nbformat.v4.new_code_cell(code),
                 nbformat.v4.new_code_cell("1 + 1")]
     client = NotebookClient(nb, timeout=600, kernel_name=KERNEL_NAME, interrupt_on_timeout=True,
                             resources={"metadata": {"path": str(HOME / "notebooks")}})

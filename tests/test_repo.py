@@ -7,7 +7,7 @@ import re
 import nbformat
 import pytest
 
-from conftest import HOME, KERNEL_NAME, catalog
+from conftest import HOME, KERNEL_NAME, catalog, java_code, missing_sources
 
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))  # index.ipynb: generated, checked by nav
 SNIPPETS = sorted((HOME / "snippets").glob("*.java"))
@@ -80,7 +80,9 @@ def test_snippets_follow_the_house_style():
         assert re.fullmatch(r"S\d\d_[A-Za-z0-9]+\.java", s.name), s.name
         assert "package unpinned.snippets;" in text, f"{s.name}: JMH needs a package"
         assert "How to run" in text and "What you should see" in text, f"{s.name}: closing block missing"
-        assert "Profile" in text, f"{s.name} must print the profile it uses"
+        # Experiment.named and SpringArgs.parseOrExit announce the profile first thing; a JMH snippet names it
+        announces = re.search(r"\bProfile\.|\bExperiment\.named\(|\bSpringArgs\.parseOrExit\(|\bS\d\d_\w+\.main\(", text)
+        assert announces, f"{s.name} must print the profile it uses"
 
 
 def _course_nav():
@@ -259,17 +261,20 @@ def _code_without_comments(text: str) -> str:
     return re.sub(r"//[^\n]*", "", text)
 
 
-def test_every_snippet_sources_the_helpers_its_helpers_use():
-    """A snippet compiles only the helpers it lists in //SOURCES: the list must be closed under their use of each
-    other (a JBang cache can hide a missing one on one machine; a fresh CI then fails to compile)."""
-    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
+def test_every_helper_sources_the_helpers_it_uses_and_a_snippet_only_its_own():
+    """A helper names the helpers it uses in its own //SOURCES (JBang follows them), so a snippet lists only the
+    helpers it calls itself: everything they bring in is closed under use (a JBang cache can hide a missing file on
+    one machine; a fresh CI then fails to compile)."""
+    for helper in sorted((HOME / "helpers" / "unpinned").rglob("*.java")):
+        assert not missing_sources(helper), f"{helper.name}: {missing_sources(helper)}: add them to its //SOURCES"
     for snippet in SNIPPETS:
-        text = snippet.read_text()
-        sourced = {Path(s).stem for s in re.findall(r"^//SOURCES \.\./helpers/unpinned/(?:\w+/)?(\w+\.java)$", text, re.M)}
-        for name in sorted(sourced):
-            used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(helpers[name].read_text())))
-            missing = sorted((used & helpers.keys()) - sourced - {name})
-            assert not missing, f"{snippet.name} sources {name}.java, which uses {missing}: add them to //SOURCES"
+        assert not missing_sources(snippet), f"{snippet.name}: {missing_sources(snippet)}: add them to //SOURCES"
+        helpers = {p.stem for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
+        code = java_code(snippet.read_text())
+        listed = re.findall(r"^//SOURCES \.\./helpers/unpinned/\w+/(\w+)\.java$", snippet.read_text(), re.M)
+        unused = [name for name in listed if not re.search(rf"\b{name}\b", code)]
+        assert not unused, f"{snippet.name} lists {unused}, which it does not use: their users bring them in"
+        assert set(listed) <= helpers, snippet.name
 
 
 def test_the_load_test_snippet_quotes_the_published_figures_exactly():
@@ -286,10 +291,11 @@ def test_the_load_test_snippet_quotes_the_published_figures_exactly():
 
 
 # Helper packages by job, each importing only those before it: core (profile, options, JSON, results, bounds, the
-# page bridge), running (child JVMs, JMH, servers, load, JDKs, JFR, database), showing (charts, tables, code,
-# comparison), chapters (each chapter's own pieces). A class in one package may use the packages before it, never
-# one after it: no loops between packages.
-HELPER_LAYERS = ["core", "running", "showing", "chapters"]
+# page bridge), workloads (what runs inside the measured JVM), running (child JVMs, JMH, servers, load, JDKs, JFR,
+# database, thread dumps), showing (charts, tables, code, comparison), experiments (one experiment's result type, run
+# and declared expectations), course (the claims ledger, exercises, seminar). A class in one package may use the
+# packages before it, never one after it: no loops between packages.
+HELPER_LAYERS = ["core", "workloads", "running", "showing", "experiments", "course"]
 
 
 def test_helper_packages_import_only_the_packages_before_them():

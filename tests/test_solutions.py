@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HOME, jbang, report
+from conftest import HOME, jbang, missing_sources, report
 
 SOLUTIONS = HOME / "solutions"
 CHAPTER_FILES = sorted(SOLUTIONS.glob("Chapter[0-9][0-9].java"))
@@ -21,7 +21,7 @@ ID = r"(\d\d\.\d+)"
 
 def exercise_ids() -> set[str]:
     """The ids of Exercises' answer map, read from its source (the values stay private to it)."""
-    text = (HOME / "helpers" / "unpinned" / "chapters" / "Exercises.java").read_text()
+    text = (HOME / "helpers" / "unpinned" / "course" / "Exercises.java").read_text()
     ids = re.findall(r'Map\.entry\("' + ID + '"', text)
     assert len(ids) == len(set(ids)), f"an id appears twice in Exercises' map: {sorted(ids)}"
     return set(ids)
@@ -61,26 +61,12 @@ def test_every_exercise_has_a_notebook_cell_and_exactly_one_solution():
     assert {p.name for p in CHAPTER_FILES} == {f"Chapter{i[:2]}.java" for i in ids}
 
 
-def _code_without_comments(text: str) -> str:
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
-
-
 def test_every_solution_sources_the_helpers_it_needs_and_the_readme_says_how_to_run_them():
-    """As for the snippets: //SOURCES closed under the helpers' use of each other (a warm JBang cache
-    can hide a missing one, and a fresh machine then fails to compile it)."""
-    helpers = {p.stem: p for p in (HOME / "helpers" / "unpinned").rglob("*.java")}
+    """As for the snippets: what //SOURCES brings in, recursively, is closed under use (a warm JBang cache can hide
+    a missing one, and a fresh machine then fails to compile it)."""
     for path in CHAPTER_FILES:
-        text = path.read_text()
-        sourced = set(re.findall(r"^//SOURCES \.\./helpers/unpinned/(?:\w+/)?(\w+)\.java$", text, re.M))
-        assert "//SOURCES Worked.java" in text.splitlines(), path.name
-        used = set(re.findall(r"\b([A-Z]\w+)\b", _code_without_comments(text))) & helpers.keys()
-        assert not used - sourced, f"{path.name} uses {sorted(used - sourced)}: add to //SOURCES"
-        for name in sorted(sourced):
-            code = _code_without_comments(helpers[name].read_text())
-            missing = sorted((set(re.findall(r"\b([A-Z]\w+)\b", code)) & helpers.keys())
-                             - sourced - {name})
-            assert not missing, f"{path.name} sources {name}.java, which uses {missing}"
+        assert "//SOURCES Worked.java" in path.read_text().splitlines(), path.name
+        assert not missing_sources(path), f"{path.name}: {missing_sources(path)}: add to //SOURCES"
     readme = (SOLUTIONS / "README.md").read_text()
     assert "tools/jbang solutions/Chapter01.java" in readme
 

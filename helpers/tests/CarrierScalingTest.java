@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.experiments;
 
 import unpinned.core.Json;
 import unpinned.core.Measurement;

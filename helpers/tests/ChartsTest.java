@@ -1,5 +1,7 @@
 package unpinned.showing;
 
+import unpinned.core.Machine;
+
 import unpinned.core.BoundsTest;
 import unpinned.core.Measurement;
 

@@ -1,4 +1,6 @@
-package unpinned.chapters;
+package unpinned.course;
+
+import unpinned.core.Course;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,12 +1,12 @@
 package unpinned.core;
 
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.util.List;
 import java.util.Set;

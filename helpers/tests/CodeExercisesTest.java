@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.course;
 
 import unpinned.running.Jdks;
 
@@ -91,7 +91,7 @@ public class CodeExercisesTest {
         // the check's own thread, waiting in the check for the code under check: nothing of the code's
         StackTraceElement[] checking = {
                 new StackTraceElement("java.util.concurrent.CountDownLatch", "await", "CountDownLatch.java", 1),
-                new StackTraceElement("unpinned.chapters.CodeExercises", "guardThePool", "CodeExercises.java", 1),
+                new StackTraceElement("unpinned.course.CodeExercises", "guardThePool", "CodeExercises.java", 1),
                 new StackTraceElement("E07_Try", "main", "E07_Try.java", 60)};
         assertNull(CodeExercises.where(checking, "E07_Try"));
         assertNull(CodeExercises.where(waiting, "E05_Other"));

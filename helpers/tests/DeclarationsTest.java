@@ -1,4 +1,30 @@
-package unpinned.chapters;
+package unpinned.course;
+
+import unpinned.experiments.Backpressure;
+import unpinned.experiments.CarrierScaling;
+import unpinned.experiments.CarrierTimeline;
+import unpinned.experiments.EndpointLoad;
+import unpinned.experiments.ExecutorBatches;
+import unpinned.experiments.IoPath;
+import unpinned.experiments.JfrRuns;
+import unpinned.experiments.LazyThaw;
+import unpinned.experiments.Mounting;
+import unpinned.experiments.NoTimeSlicing;
+import unpinned.experiments.OrderSweep;
+import unpinned.experiments.Pinning;
+import unpinned.experiments.Profiling;
+import unpinned.experiments.ReactiveDriver;
+import unpinned.experiments.SchedulerInternals;
+import unpinned.experiments.SchedulerRuns;
+import unpinned.experiments.SpringLoad;
+import unpinned.experiments.StackChunks;
+import unpinned.experiments.SwitchCosts;
+import unpinned.experiments.Switches;
+import unpinned.experiments.ThreadCost;
+import unpinned.experiments.UnparkStealing;
+import unpinned.experiments.VirtualThreadEvents;
+import unpinned.experiments.WakeUps;
+import unpinned.running.Jfr;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

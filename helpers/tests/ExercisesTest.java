@@ -1,4 +1,6 @@
-package unpinned.chapters;
+package unpinned.course;
+
+import unpinned.experiments.CarrierScaling;
 
 import unpinned.core.BoundsTest;
 

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 public class FlameGraphTest {
     static final String COLLAPSED = String.join("\n",
             "[pool-1-thread-12 tid=5];java/lang/Thread.run;unpinned/snippets/S34.descend;unpinned/snippets/S34.descend;"
-                    + "unpinned/snippets/S34.descend;unpinned/chapters/Work.hash 90",
+                    + "unpinned/snippets/S34.descend;unpinned/workloads/Work.hash 90",
             "[pool-1-thread-7 tid=6];java/lang/Thread.run;Unsafe_Park;Parker::park;___pthread_cond_wait;"
                     + "futex_wait.isra.0_[k] 9",
             "[pool-1-thread-7 tid=6];java/lang/Thread.run;java/lang/VirtualThread$$Lambda.0x00000000230033f0.run 1");
@@ -31,7 +31,7 @@ public class FlameGraphTest {
 
     @Test
     void kindsAndLabels() {
-        assertEquals(FlameGraph.Kind.COURSE, FlameGraph.kind("unpinned/chapters/Work.hash"));
+        assertEquals(FlameGraph.Kind.COURSE, FlameGraph.kind("unpinned/workloads/Work.hash"));
         assertEquals(FlameGraph.Kind.JAVA, FlameGraph.kind("java/lang/Thread.run"));
         assertEquals(FlameGraph.Kind.KERNEL, FlameGraph.kind("futex_wait_[k]"));
         assertEquals(FlameGraph.Kind.JVM, FlameGraph.kind("Thaw<Config<(oop_kind)0, G1BarrierSet> >::thaw_slow"));

@@ -1,14 +1,14 @@
 package unpinned.running;
 
-import unpinned.chapters.SleepServer;
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServer;
+import unpinned.workloads.SleepServerTest;
 import unpinned.core.Bounds;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.net.InetAddress;

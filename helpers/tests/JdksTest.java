@@ -1,13 +1,13 @@
 package unpinned.running;
 
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import com.google.gson.JsonObject;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package unpinned.running;
 
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServerTest;
 import unpinned.core.Profile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

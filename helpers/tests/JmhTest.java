@@ -1,6 +1,6 @@
 package unpinned.running;
 
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServerTest;
 import unpinned.core.Profile;
 import unpinned.core.RunGuard;
 
@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

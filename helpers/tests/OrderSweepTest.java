@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.experiments;
 
 import unpinned.core.Course;
 import unpinned.core.Profile;
@@ -6,7 +6,7 @@ import unpinned.running.HttpLoad;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;

@@ -1,6 +1,6 @@
 package unpinned.running;
 
-import unpinned.chapters.OrderSweep;
+import unpinned.experiments.OrderSweep;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.experiments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,9 +20,9 @@ public class ProfilingTest {
             "[ForkJoinPool-1-worker-1 tid=101];java/util/concurrent/ForkJoinWorkerThread.run;"
                     + "jdk/internal/vm/Continuation.enterSpecial;java/lang/VirtualThread.run;"
                     + "unpinned/snippets/S34$Request.run;unpinned/snippets/S34.descend;unpinned/snippets/S34.descend;"
-                    + "unpinned/snippets/S34.handle;unpinned/chapters/Work.hash 6",
+                    + "unpinned/snippets/S34.handle;unpinned/workloads/Work.hash 6",
             "[ForkJoinPool-1-worker-2 tid=102];java/util/concurrent/ForkJoinWorkerThread.run;"
-                    + "jdk/internal/vm/Continuation.enterSpecial;unpinned/snippets/S34.handle;unpinned/chapters/Work.hash 4",
+                    + "jdk/internal/vm/Continuation.enterSpecial;unpinned/snippets/S34.handle;unpinned/workloads/Work.hash 4",
             "[C2 CompilerThre tid=7];start_thread;C2Compiler::compile_method;futex_wait_[k] 3",
             "");
 

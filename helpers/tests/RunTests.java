@@ -11,7 +11,9 @@
 //SOURCES ../unpinned/core/*.java
 //SOURCES ../unpinned/running/*.java
 //SOURCES ../unpinned/showing/*.java
-//SOURCES ../unpinned/chapters/*.java
+//SOURCES ../unpinned/workloads/*.java
+//SOURCES ../unpinned/experiments/*.java
+//SOURCES ../unpinned/course/*.java
 
 import static org.junit.platform.engine.discovery.ClassNameFilter.includeClassNamePatterns;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectPackage;

@@ -1,5 +1,7 @@
 package unpinned.showing;
 
+import unpinned.core.Busy;
+
 import unpinned.core.Json;
 import unpinned.core.Measurement;
 import unpinned.core.Results;

@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.course;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

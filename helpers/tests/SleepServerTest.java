@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.workloads;
 
 import unpinned.running.HttpLoad;
 

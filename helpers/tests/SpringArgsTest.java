@@ -1,11 +1,11 @@
 package unpinned.running;
 
-import unpinned.chapters.SleepServerTest;
+import unpinned.workloads.SleepServerTest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static unpinned.chapters.SleepServerTest.assertMessage;
+import static unpinned.workloads.SleepServerTest.assertMessage;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.experiments;
 
 import unpinned.core.BoundsTest;
 import unpinned.core.Json;
@@ -24,8 +24,8 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.knowm.xchart.XYChart;
-import unpinned.chapters.Timeline.Segment;
-import unpinned.chapters.Timeline.Spawn;
+import unpinned.experiments.Timeline.Segment;
+import unpinned.experiments.Timeline.Spawn;
 
 public class TimelineTest {
     private static final String W1 = "ForkJoinPool-1-worker-1";

@@ -1,20 +1,7 @@
 ///usr/bin/env jbang "$0" "$@" ; exit $?
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
-//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
-//SOURCES ../../helpers/unpinned/running/Jdks.java
-//SOURCES ../../helpers/unpinned/running/ChildRun.java
-//SOURCES ../../helpers/unpinned/core/Cli.java
-//SOURCES ../../helpers/unpinned/core/Course.java
-//SOURCES ../../helpers/unpinned/core/Json.java
-//SOURCES ../../helpers/unpinned/core/Machine.java
-//SOURCES ../../helpers/unpinned/core/Measurement.java
-//SOURCES ../../helpers/unpinned/core/Profile.java
-//SOURCES ../../helpers/unpinned/core/Protocol.java
-//SOURCES ../../helpers/unpinned/core/Results.java
-//SOURCES ../../helpers/unpinned/core/RunGuard.java
-//SOURCES ../../helpers/unpinned/core/Show.java
-//SOURCES ../../helpers/unpinned/core/Busy.java
+//SOURCES ../../helpers/unpinned/course/CodeExercises.java
 
 /*
  * A stand-in for a notebook's kernel: it checks one copy of a code exercise the way a notebook cell does
@@ -24,7 +11,7 @@
  *   tools/jbang tests/exercise_faults/NotebookCheck.java 07.guard-the-pool tests/exercise_faults/E07_FakesItsVerdict.java
  */
 
-import unpinned.chapters.CodeExercises;
+import unpinned.course.CodeExercises;
 
 import java.nio.file.Path;
 

@@ -8,11 +8,16 @@
 //SOURCES ../../helpers/unpinned/core/*.java
 //SOURCES ../../helpers/unpinned/running/*.java
 //SOURCES ../../helpers/unpinned/showing/*.java
-//SOURCES ../../helpers/unpinned/chapters/*.java
+//SOURCES ../../helpers/unpinned/workloads/*.java
+//SOURCES ../../helpers/unpinned/experiments/*.java
+//SOURCES ../../helpers/unpinned/course/*.java
+//SOURCES ../../helpers/unpinned/experiments/EndpointLoad.java
+//SOURCES ../../helpers/unpinned/experiments/ExecutorBatches.java
+//SOURCES ../../helpers/unpinned/experiments/OrderSweep.java
 
-import unpinned.chapters.EndpointLoad;
-import unpinned.chapters.ExecutorBatches;
-import unpinned.chapters.OrderSweep;
+import unpinned.experiments.EndpointLoad;
+import unpinned.experiments.ExecutorBatches;
+import unpinned.experiments.OrderSweep;
 import unpinned.core.Expectations;
 import unpinned.core.Json;
 import unpinned.core.Profile;

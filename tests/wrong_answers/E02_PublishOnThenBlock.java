@@ -2,21 +2,8 @@
 //JAVA 21+
 //JAVAC_OPTIONS --release 21
 //DEPS io.projectreactor:reactor-core:3.7.13
-// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
-//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
-//SOURCES ../../helpers/unpinned/running/Jdks.java
-//SOURCES ../../helpers/unpinned/running/ChildRun.java
-//SOURCES ../../helpers/unpinned/core/Cli.java
-//SOURCES ../../helpers/unpinned/core/Course.java
-//SOURCES ../../helpers/unpinned/core/Json.java
-//SOURCES ../../helpers/unpinned/core/Machine.java
-//SOURCES ../../helpers/unpinned/core/Measurement.java
-//SOURCES ../../helpers/unpinned/core/Profile.java
-//SOURCES ../../helpers/unpinned/core/Protocol.java
-//SOURCES ../../helpers/unpinned/core/Results.java
-//SOURCES ../../helpers/unpinned/core/RunGuard.java
-//SOURCES ../../helpers/unpinned/core/Show.java
-//SOURCES ../../helpers/unpinned/core/Busy.java
+// The check's machinery (helpers/unpinned/course/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../../helpers/unpinned/course/CodeExercises.java
 
 /*
  * A wrong answer to exercise 02.wait-for-it, kept to show that its check fails it with a hint.
@@ -30,7 +17,7 @@
 
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
-import unpinned.chapters.CodeExercises;
+import unpinned.course.CodeExercises;
 
 public class E02_PublishOnThenBlock {
 

@@ -4,21 +4,8 @@
 // this file compiles for the course JDK.
 //JAVAC_OPTIONS --add-exports java.base/jdk.internal.vm=ALL-UNNAMED
 //RUNTIME_OPTIONS --add-exports java.base/jdk.internal.vm=ALL-UNNAMED
-// The check's machinery (helpers/unpinned/chapters/CodeExercises.java and what it uses): leave these lines as they are.
-//SOURCES ../../helpers/unpinned/chapters/CodeExercises.java
-//SOURCES ../../helpers/unpinned/running/Jdks.java
-//SOURCES ../../helpers/unpinned/running/ChildRun.java
-//SOURCES ../../helpers/unpinned/core/Cli.java
-//SOURCES ../../helpers/unpinned/core/Course.java
-//SOURCES ../../helpers/unpinned/core/Json.java
-//SOURCES ../../helpers/unpinned/core/Machine.java
-//SOURCES ../../helpers/unpinned/core/Measurement.java
-//SOURCES ../../helpers/unpinned/core/Profile.java
-//SOURCES ../../helpers/unpinned/core/Protocol.java
-//SOURCES ../../helpers/unpinned/core/Results.java
-//SOURCES ../../helpers/unpinned/core/RunGuard.java
-//SOURCES ../../helpers/unpinned/core/Show.java
-//SOURCES ../../helpers/unpinned/core/Busy.java
+// The check's machinery (helpers/unpinned/course/CodeExercises.java and what it uses): leave these lines as they are.
+//SOURCES ../../helpers/unpinned/course/CodeExercises.java
 
 /*
  * A wrong answer to exercise 03.round-robin, kept to show that its check fails it with a hint.
@@ -32,7 +19,7 @@
 
 import jdk.internal.vm.Continuation;
 import jdk.internal.vm.ContinuationScope;
-import unpinned.chapters.CodeExercises;
+import unpinned.course.CodeExercises;
 
 import java.util.ArrayDeque;
 

@@ -1,3 +1,8 @@
+//SOURCES Busy.java
+//SOURCES Figure.java
+//SOURCES Results.java
+//SOURCES RunGuard.java
+//SOURCES Show.java
 package unpinned.core;
 
 import java.nio.file.Path;

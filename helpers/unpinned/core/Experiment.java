@@ -1,3 +1,8 @@
+//SOURCES Busy.java
+//SOURCES Cli.java
+//SOURCES Profile.java
+//SOURCES Protocol.java
+//SOURCES Results.java
 package unpinned.core;
 
 import java.io.IOException;

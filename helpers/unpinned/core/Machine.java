@@ -1,3 +1,4 @@
+//SOURCES Profile.java
 package unpinned.core;
 
 import java.io.InputStream;

@@ -1,3 +1,5 @@
+//SOURCES Json.java
+//SOURCES Profile.java
 package unpinned.core;
 
 import java.math.BigDecimal;

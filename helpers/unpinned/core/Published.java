@@ -1,6 +1,7 @@
 //DEPS tech.tablesaw:tablesaw-core:0.44.4
 // Tablesaw logs through SLF4J; without a binding every first use prints a warning into the cell.
 //DEPS org.slf4j:slf4j-nop:2.0.17
+//SOURCES Course.java
 package unpinned.core;
 
 import java.io.IOException;

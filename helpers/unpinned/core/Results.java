@@ -1,3 +1,10 @@
+//SOURCES Busy.java
+//SOURCES Course.java
+//SOURCES Json.java
+//SOURCES Machine.java
+//SOURCES Measurement.java
+//SOURCES Profile.java
+//SOURCES RunGuard.java
 package unpinned.core;
 
 import com.google.gson.JsonElement;

@@ -1,3 +1,7 @@
+//SOURCES Course.java
+//SOURCES Machine.java
+//SOURCES Profile.java
+//SOURCES Results.java
 package unpinned.core;
 
 /**

@@ -1,3 +1,4 @@
+//SOURCES Protocol.java
 package unpinned.core;
 
 import java.io.ByteArrayOutputStream;

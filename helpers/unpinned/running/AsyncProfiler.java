@@ -1,3 +1,4 @@
+//SOURCES ../core/Course.java
 package unpinned.running;
 
 import unpinned.core.Course;

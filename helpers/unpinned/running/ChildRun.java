@@ -1,3 +1,11 @@
+//SOURCES ../core/Busy.java
+//SOURCES ../core/Course.java
+//SOURCES ../core/Json.java
+//SOURCES ../core/Profile.java
+//SOURCES ../core/Protocol.java
+//SOURCES ../core/Results.java
+//SOURCES ../core/RunGuard.java
+//SOURCES ../core/Show.java
 package unpinned.running;
 
 import unpinned.core.Busy;

@@ -4,6 +4,8 @@
 //DEPS org.postgresql:postgresql:42.7.8
 //DEPS com.h2database:h2:2.3.232
 //DEPS org.slf4j:slf4j-nop:2.0.17
+//SOURCES ../core/Cli.java
+//SOURCES ../core/Course.java
 package unpinned.running;
 
 import unpinned.core.Cli;

@@ -1,4 +1,6 @@
 //DEPS org.hdrhistogram:HdrHistogram:2.2.2
+//SOURCES ../core/Figure.java
+//SOURCES ProcessStats.java
 package unpinned.running;
 
 import unpinned.core.Figure;

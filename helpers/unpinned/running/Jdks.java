@@ -1,3 +1,9 @@
+//SOURCES ChildRun.java
+//SOURCES ../core/Cli.java
+//SOURCES ../core/Course.java
+//SOURCES ../core/Json.java
+//SOURCES ../core/Profile.java
+//SOURCES ../core/RunGuard.java
 package unpinned.running;
 
 import unpinned.core.Cli;

@@ -1,3 +1,6 @@
+//SOURCES ../core/Profile.java
+//SOURCES ../core/Protocol.java
+//SOURCES ../core/Results.java
 package unpinned.running;
 
 import unpinned.core.Profile;

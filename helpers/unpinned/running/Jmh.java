@@ -1,3 +1,8 @@
+//SOURCES ChildRun.java
+//SOURCES ../core/Course.java
+//SOURCES ../core/Figure.java
+//SOURCES ../core/Json.java
+//SOURCES ../core/RunGuard.java
 package unpinned.running;
 
 import unpinned.core.Figure;

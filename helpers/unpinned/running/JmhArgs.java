@@ -1,4 +1,6 @@
 //DEPS org.openjdk.jmh:jmh-core:1.37
+//SOURCES ../core/Profile.java
+//SOURCES ../core/Protocol.java
 package unpinned.running;
 
 import unpinned.core.Profile;

@@ -1,3 +1,10 @@
+//SOURCES ../core/Bounds.java
+//SOURCES ChildRun.java
+//SOURCES HttpLoad.java
+//SOURCES ../core/Json.java
+//SOURCES ProcessStats.java
+//SOURCES ../core/Protocol.java
+//SOURCES ServerProcess.java
 package unpinned.running;
 
 import unpinned.core.Bounds;

@@ -1,3 +1,5 @@
+//SOURCES ProcessStats.java
+//SOURCES ../core/Protocol.java
 package unpinned.running;
 
 import unpinned.core.Protocol;

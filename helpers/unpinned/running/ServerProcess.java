@@ -1,3 +1,7 @@
+//SOURCES ChildRun.java
+//SOURCES HttpLoad.java
+//SOURCES ../core/Json.java
+//SOURCES ../core/Protocol.java
 package unpinned.running;
 
 import unpinned.core.Json;

@@ -1,3 +1,5 @@
+//SOURCES ../core/Cli.java
+//SOURCES ../core/Profile.java
 package unpinned.running;
 
 import unpinned.core.Cli;

@@ -1,3 +1,4 @@
+//SOURCES ../core/Course.java
 package unpinned.showing;
 
 import unpinned.core.Course;

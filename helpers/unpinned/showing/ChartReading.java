@@ -1,9 +1,13 @@
 //DEPS org.knowm.xchart:xchart:3.8.8
+//SOURCES ../core/Course.java
+//SOURCES DrawnChart.java
 package unpinned.showing;
 
 import unpinned.core.Course;
 
 import java.awt.Font;
+import java.awt.Graphics2D;
+import java.awt.geom.Rectangle2D;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,6 +25,7 @@ import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategorySeries;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Annotation;
 import org.knowm.xchart.internal.chartpart.Axis;
 import org.knowm.xchart.internal.chartpart.AxisPair;
 import org.knowm.xchart.internal.chartpart.Chart;
@@ -60,7 +65,7 @@ final class ChartReading {
         if (pair == null) return axes;
         Axis<?, ?> x = pair.getXAxis();
         boolean categoryX = chart instanceof CategoryChart;
-        axes.add(axis("x", categoryX || Charts.isCategorical(chart, "x") ? "category" : "value", st.isXAxisLogarithmic(),
+        axes.add(axis("x", categoryX || isCategorical(chart, "x") ? "category" : "value", st.isXAxisLogarithmic(),
                 x, true, dataRange(chart, true, 0)));
         @SuppressWarnings("unchecked")
         TreeMap<Integer, Axis<?, ?>> ys = (TreeMap<Integer, Axis<?, ?>>) field(AxisPair.class, pair, "yAxisMap");
@@ -68,7 +73,7 @@ final class ChartReading {
             for (var e : ys.entrySet()) {
                 String name = e.getKey() == 0 ? "y" : "y" + (e.getKey() + 1);
                 if (!hasSeriesOn(chart, e.getKey())) continue;
-                axes.add(axis(name, Charts.isCategorical(chart, name) ? "category" : "value", st.isYAxisLogarithmic(),
+                axes.add(axis(name, isCategorical(chart, name) ? "category" : "value", st.isYAxisLogarithmic(),
                         e.getValue(), false, dataRange(chart, false, e.getKey())));
             }
         }
@@ -116,7 +121,7 @@ final class ChartReading {
         double hi = Double.NEGATIVE_INFINITY;
         for (var s : chart.getSeriesMap().values()) {
             if (s instanceof XYSeries xy) {
-                if (xy.getName().endsWith(Charts.AXIS_ONLY)) continue; // shapes an axis, is no data
+                if (xy.getName().endsWith(AXIS_ONLY)) continue; // shapes an axis, is no data
                 if (!xy.isShowInLegend() && !x) continue; // nor is a series that only lays out lanes
                 if (xy.getYAxisGroup() != group && !x) continue;
                 double[] xs = xy.getXData();
@@ -144,7 +149,7 @@ final class ChartReading {
 
     /**
      * Per XY series drawn with markers, the points a later series' filled marker covers: its centre within half a
-     * marker of theirs, as big or bigger. A ring ({@link Charts.Ring}) covers nothing: what is under it shows through.
+     * marker of theirs, as big or bigger. A ring ({@link SeeThrough}) covers nothing: what is under it shows through.
      */
     static Map<String, Integer> hidden(Chart<?, ?> chart) {
         Map<String, Integer> hidden = new LinkedHashMap<>();
@@ -176,7 +181,7 @@ final class ChartReading {
                 boolean covered = false;
                 for (int j = i + 1; j < series.size() && !covered; j++) {
                     Marker later = series.get(j).getMarker();
-                    if (later instanceof Charts.Ring) continue;
+                    if (later instanceof SeeThrough) continue;
                     double rl = radius(later, size);
                     if (rl < r) continue;
                     for (double[] q : points.get(j)) {
@@ -194,7 +199,7 @@ final class ChartReading {
     }
 
     private static double radius(Marker m, int size) {
-        return (m instanceof Charts.Ring ring ? ring.size(size) : size) / 2.0;
+        return (m instanceof SeeThrough ring ? ring.size(size) : size) / 2.0;
     }
 
     // ---- "published" values that no source published -----------------------------------------------------
@@ -221,14 +226,19 @@ final class ChartReading {
         }
         for (RawValues r : raw) if (values.containsKey(r.series())) values.put(r.series(), r.values());
         for (Object a : annotations(chart)) {
-            if (a instanceof Charts.ReferenceLine line && says(line.label())) values.put(line.label(), List.of(line.value()));
+            if (a instanceof Labelled line && says(line.label())) values.put(line.label(), List.of(line.value()));
         }
         values.forEach((name, vs) -> {
             List<String> bad = vs.stream().filter(Double::isFinite).filter(v -> !published(v, figures.get()))
-                    .map(Charts::format).toList();
+                    .map(ChartReading::figure).toList();
             if (!bad.isEmpty()) found.put(name, bad);
         });
         return found;
+    }
+
+    /** A value as a reader would quote it: 0.512, 50,000. */
+    private static String figure(double v) {
+        return new java.text.DecimalFormat("#,##0.###", java.text.DecimalFormatSymbols.getInstance(Locale.ROOT)).format(v);
     }
 
     private static boolean says(String name) {
@@ -337,6 +347,39 @@ final class ChartReading {
     }
 
     // ---- XChart's fields ----------------------------------------------------------------------------------
+
+    /** The end of the name of a series that only shapes an axis: drawn as nothing, not in the legend or the record. */
+    static final String AXIS_ONLY = " (axis only)";
+
+    /** A marker that covers nothing: what is under it shows through (a ring, {@code size} across). */
+    interface SeeThrough {
+        int size(int markerSize);
+    }
+
+    /** An annotation that stands for a value with a label (a reference line). */
+    interface Labelled {
+        String label();
+
+        double value();
+    }
+
+    static boolean isCategorical(Chart<?, ?> chart, String axis) {
+        return annotations(chart).stream().anyMatch(a -> a instanceof Categorical c && c.axis.equals(axis));
+    }
+
+    /** Paints nothing: says which axis counts categories. */
+    static final class Categorical extends Annotation {
+        final String axis;
+
+        Categorical(String axis) {
+            super(true);
+            this.axis = axis;
+            bounds = new Rectangle2D.Double();
+        }
+
+        @Override
+        public void paint(Graphics2D g) {}
+    }
 
     static List<?> annotations(Chart<?, ?> chart) {
         return field(Chart.class, chart, "annotations") instanceof List<?> l ? l : List.of();

@@ -1,4 +1,12 @@
 //DEPS org.knowm.xchart:xchart:3.8.8
+//SOURCES ChartFonts.java
+//SOURCES ChartReading.java
+//SOURCES Comparison.java
+//SOURCES DrawnChart.java
+//SOURCES ../core/Machine.java
+//SOURCES ../core/Measurement.java
+//SOURCES ../core/Results.java
+//SOURCES ../core/RunGuard.java
 package unpinned.showing;
 
 import unpinned.core.Machine;
@@ -613,8 +621,7 @@ public final class Charts {
     }
 
     static final String LANES = "lanes (axis only)"; // ends with AXIS_ONLY
-    /** The end of the name of a series that only shapes an axis: drawn as nothing, not in the legend or the record. */
-    static final String AXIS_ONLY = " (axis only)";
+    static final String AXIS_ONLY = ChartReading.AXIS_ONLY;
 
     /**
      * XChart 3.8.8 ticks a numeric axis at the data's own values when they are equally spaced in the order it meets
@@ -652,25 +659,7 @@ public final class Charts {
      * page test then wants whole numbers on its ticks.
      */
     public static void markCategorical(Chart<?, ?> chart, String axis) {
-        chart.addAnnotation(new Categorical(axis));
-    }
-
-    static boolean isCategorical(Chart<?, ?> chart, String axis) {
-        return ChartReading.annotations(chart).stream().anyMatch(a -> a instanceof Categorical c && c.axis.equals(axis));
-    }
-
-    /** Paints nothing: says which axis counts categories. */
-    static final class Categorical extends Annotation {
-        final String axis;
-
-        Categorical(String axis) {
-            super(true);
-            this.axis = axis;
-            bounds = new Rectangle2D.Double();
-        }
-
-        @Override
-        public void paint(Graphics2D g) {}
+        chart.addAnnotation(new ChartReading.Categorical(axis));
     }
 
     /** Paints nothing: the values a series stood for before the chart divided them (see {@link ChartReading}). */
@@ -691,8 +680,9 @@ public final class Charts {
      * A circle drawn as a ring, a little larger than a dot: a point of an earlier series under it still shows.
      * Later point series get it, so where two series meet, both are seen.
      */
-    public static final class Ring extends org.knowm.xchart.style.markers.Marker {
-        int size(int markerSize) {
+    public static final class Ring extends org.knowm.xchart.style.markers.Marker implements ChartReading.SeeThrough {
+        @Override
+        public int size(int markerSize) {
             return markerSize + 3;
         }
 
@@ -1191,7 +1181,7 @@ public final class Charts {
     }
 
     /** A dashed horizontal line across the plot at {@code value}; {@link Overlay} puts its {@code label} beside it. */
-    static final class ReferenceLine extends OnBarAxis {
+    static final class ReferenceLine extends OnBarAxis implements ChartReading.Labelled {
         private final double value;
         private final String label;
 
@@ -1214,11 +1204,13 @@ public final class Charts {
             bounds = new Rectangle2D.Double(left, y - 1, right - left, 2);
         }
 
-        double value() {
+        @Override
+        public double value() {
             return value;
         }
 
-        String label() {
+        @Override
+        public String label() {
             return label;
         }
     }

@@ -1,3 +1,5 @@
+//SOURCES ../core/Course.java
+//SOURCES ../core/Show.java
 package unpinned.showing;
 
 import unpinned.core.Course;

@@ -1,3 +1,4 @@
+//SOURCES ../core/RunGuard.java
 package unpinned.showing;
 
 import unpinned.core.RunGuard;

@@ -1,3 +1,4 @@
+//SOURCES ../core/Show.java
 package unpinned.showing;
 
 import unpinned.core.Show;

@@ -1,3 +1,6 @@
+//SOURCES Charts.java
+//SOURCES DrawnChart.java
+//SOURCES ../core/RunGuard.java
 package unpinned.showing;
 
 import unpinned.core.RunGuard;

@@ -1,4 +1,8 @@
 //DEPS org.knowm.xchart:xchart:3.8.8
+//SOURCES Charts.java
+//SOURCES DrawnChart.java
+//SOURCES ../core/Protocol.java
+//SOURCES ../core/Show.java
 package unpinned.showing;
 
 import unpinned.core.Protocol;

@@ -1,3 +1,8 @@
+//SOURCES ../core/Busy.java
+//SOURCES ../core/Figure.java
+//SOURCES ../core/Json.java
+//SOURCES ../core/Measurement.java
+//SOURCES ../core/Results.java
 package unpinned.showing;
 
 import unpinned.core.Busy;

@@ -1,6 +1,9 @@
 //DEPS tech.tablesaw:tablesaw-core:0.44.4
 // Tablesaw logs through SLF4J; without a binding its first use prints a warning into the cell.
 //DEPS org.slf4j:slf4j-nop:2.0.17
+//SOURCES ../core/Measurement.java
+//SOURCES ../core/RunGuard.java
+//SOURCES ../core/Show.java
 package unpinned.showing;
 
 import unpinned.core.Measurement;
