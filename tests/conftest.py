@@ -109,10 +109,14 @@ def executions_said() -> str:
     counts = runs.counts() if runs else {}
     if not counts:
         return "chapters executed 0 times each (no chapter ran in this session)"
-    usual = max(set(counts.values()), key=lambda k: (list(counts.values()).count(k), -k))
+    from chapter_runs import SECOND_RUN
+    # the usual count is the chapters' that run once by design; the seminar's second run is named, not the rule
+    plain = [n for name, n in counts.items() if name not in SECOND_RUN]
+    usual = max(set(plain), key=lambda k: (plain.count(k), k)) if plain else None
     named = {1: "once", 2: "twice"}
     other = ", ".join(f"{name[:2]} {named.get(n, f'{n} times')}" for name, n in sorted(counts.items()) if n != usual)
-    said = f"chapters executed {usual} times each" + (f", {other}" if other else "")
+    said = (f"chapters executed {usual} times each" + (f", {other}" if other else "")) if plain else \
+        f"chapters executed: {other}"
     if not runs.how.startswith("browser"):
         said += f" ({runs.how})"
     return said
