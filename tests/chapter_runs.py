@@ -41,7 +41,8 @@ THREAD_GROWTH_ALLOWED = 2
 # snippet's JVM names its main class (unpinned.snippets.S04_SleepServer); JBang's launcher names the file.
 SNIPPET_JVMS = ("unpinned.snippets.S", "snippets/S")
 JVM_SETTLE_SECONDS = 10  # a server asked to stop in a cell's finally may take a moment to exit
-# Set (to anything) to run the chapters on nbclient even where a browser could run them: the browser's own tests skip.
+# Set (to anything) to run the chapters on nbclient even where a browser could run them (Run All's test skips; the
+# Stop test and the book's offline checks still use the browser).
 HEADLESS_ENV = "UNPINNED_CHAPTERS_HEADLESS"
 FLAME_GRAPH = "Flame graph"  # ProfilingRuns.FLAME_GRAPH: the title every flame graph starts with
 
@@ -89,9 +90,6 @@ class ChapterRuns:
     def browser(self):
         """The session's headless Chromium (one for every test that needs a browser), or None; see why_no_browser."""
         if self._browser is None and self._browser_reason is None:
-            if os.environ.get(HEADLESS_ENV):
-                self._browser_reason = f"{HEADLESS_ENV} is set"
-                return None
             reason = bl.ensure_playwright()
             path = None
             if not reason:
@@ -159,13 +157,17 @@ class ChapterRuns:
 
     def _execute(self, name: str) -> ChapterRun:
         if self._how is None:
-            self._how = "browser" if self.browser() is not None else f"headless: {self.why_no_browser}"
+            if os.environ.get(HEADLESS_ENV):
+                self._how = f"headless: {HEADLESS_ENV} is set"
+            else:
+                self._how = "browser" if self.browser() is not None else f"headless: {self.why_no_browser}"
+        in_browser = self._how == "browser"
         try:
-            if self._browser is not None:
+            if in_browser:
                 return self._in_browser(name)
             return self._headless(name)
         except Exception as e:  # the browser or the server broke, not the chapter: still one line naming it
-            run = ChapterRun(name, "browser" if self._browser is not None else "headless")
+            run = ChapterRun(name, "browser" if in_browser else "headless")
             run.problems.append(f"{type(e).__name__}: {str(e)[:1500]}")
             return run
 
