@@ -211,6 +211,11 @@ class Lab:
             body = r.read()
         return json.loads(body) if body else None
 
+    @property
+    def runtime(self) -> Path:
+        """Where the server keeps its kernels' connection files (kernel-<id>.json)."""
+        return self.workdir / "runtime"
+
     def start(self) -> "Lab":
         copy_notebooks(self.run_id)
         settings = self.workdir / "user-settings"
@@ -222,7 +227,7 @@ class Lab:
         env = dict(os.environ)
         env.update({"JUPYTERLAB_SETTINGS_DIR": str(settings),
                     "JUPYTERLAB_WORKSPACES_DIR": str(self.workdir / "workspaces"),
-                    "JUPYTER_RUNTIME_DIR": str(self.workdir / "runtime"),
+                    "JUPYTER_RUNTIME_DIR": str(self.runtime),
                     "UNPINNED_HOME": str(HOME), MARKER_ENV: self.run_id})
         env.setdefault("UNPINNED_PROFILE", "quick")
         self.log = self.workdir / "jupyterlab.log"
@@ -310,6 +315,9 @@ class CellRun:
     started: bool = False
     done: bool = False
     status: str = ""
+    count: int | None = None   # the kernel's execution count for this run
+    input_at: str = ""         # when the page heard the kernel begin it and answer it, in nbclient's format (the
+    reply_at: str = ""         # kernel's own message dates are to the minute only)
     errors: list = field(default_factory=list)
     stderr: str = ""
     mimes: set = field(default_factory=set)
@@ -333,6 +341,11 @@ class CellRun:
                         self.outputs[i] = {**out, "output_type": old["output_type"]}
             else:
                 self.outputs.append(out)
+
+
+def _now() -> str:
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class KernelWire:
@@ -396,8 +409,11 @@ class KernelWire:
             return
         if kind == "execute_input":
             run.started = True
+            run.count = content.get("execution_count")
+            run.input_at = _now()
         elif kind == "execute_reply":
             run.done, run.status = True, content.get("status", "")
+            run.reply_at = _now()
         elif kind == "error":
             run.errors.append(f"{content.get('ename')}: {content.get('evalue')}")
             run.add(kind, content)
@@ -482,3 +498,125 @@ def full_screenshot(page, path: Path, max_height: int = 16000) -> None:
     finally:
         if size:
             page.set_viewport_size(size)
+
+
+# ----------------------------------------------------------------------------- driving a notebook
+
+KERNEL_DISPLAY_NAME = "Java (unpinned)"
+
+
+def wait(page, what: str, done, timeout: float, poll_ms: int = 250):
+    """Polls done() (which may return a value) while the page keeps handling events; fails naming `what`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = done()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        page.wait_for_timeout(poll_ms)
+
+
+def open_notebook(page, lab: Lab, name: str, nb: dict) -> tuple[str, KernelWire]:
+    """Opens the copy of notebooks/<name> alone in JupyterLab; returns once its kernel is ours and idle."""
+    rel = lab.rel(name)
+    wire = KernelWire([c.get("id") for c in nb["cells"]])
+    wire.attach(page)
+    page.goto(lab.url(rel))
+    shown_cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook .jp-Cell")
+    wait(page, f"{name} to show its {len(nb['cells'])} cells", lambda: shown_cells.count() == len(nb["cells"]), 90)
+    dialog = page.locator(".jp-Dialog")
+    assert not dialog.count(), f"a dialog opened with the notebook: {dialog.first.inner_text()[:300]}"
+    shown = page.locator(KERNEL_NAME_SELECTOR)
+
+    def kernel_name() -> str:
+        return shown.first.inner_text().strip() if shown.count() else "no kernel name"
+    try:
+        wait(page, "the kernel name", lambda: kernel_name() == KERNEL_DISPLAY_NAME, 30)
+    except AssertionError:
+        raise AssertionError(f"the notebook's toolbar shows kernel {kernel_name()!r}, not {KERNEL_DISPLAY_NAME!r}")
+
+    def kernel_ready():
+        session = lab.session(rel)
+        kernel = (session or {}).get("kernel") or {}
+        return kernel.get("execution_state") == "idle" and wire.kernel_info and kernel
+    kernel = wait(page, "the kernel to start and the page to connect to it", kernel_ready, 120, 500)
+    assert kernel["name"] == nb["metadata"]["kernelspec"]["name"] == "unpinned", kernel
+    return rel, wire
+
+
+def code_indices(nb: dict) -> list[int]:
+    return [i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
+
+
+def source(nb: dict, i: int) -> str:
+    src = nb["cells"][i]["source"]
+    return "".join(src) if isinstance(src, list) else src
+
+
+def finished(page, wire: KernelWire, code: list[int]):
+    """Every code cell sent, answered and numbered, the kernel idle: the cells' DOM state, else None."""
+    runs = [wire.run_of(i) for i in code]
+    if wire.state != "idle" or not all(r and r.done for r in runs):
+        return None
+    now = cells(page)
+    if any(now[i]["prompt"] == "[*]:" for i in code):
+        return None
+    return now
+
+
+def shoot(page, name: str) -> Path:
+    path = SCREENSHOTS / f"{name}.png"
+    full_screenshot(page, path)
+    return path
+
+
+def shoot_failure(page, name: str) -> None:
+    """The page as it was when the test failed; never hides the failure itself."""
+    try:
+        shoot(page, f"{name}-failure")
+    except Exception as e:
+        print(f"no failure screenshot for {name}: {e}")
+
+
+def forget_shots(name: str) -> None:
+    for suffix in ("", "-failure"):
+        (SCREENSHOTS / f"{name}{suffix}.png").unlink(missing_ok=True)
+    for old in SCREENSHOTS.glob(f"{name}-flame-graph-*.png"):
+        old.unlink()
+
+
+def kernel_threads(lab: Lab, rel: str, timeout: float = 60) -> int:
+    """The live platform threads of the kernel JVM behind the open notebook `rel`, asked over a second connection to
+    that kernel (as `jupyter console --existing` connects): nothing is added to the notebook or its page, which
+    ignores answers to requests it did not send."""
+    from jupyter_client import BlockingKernelClient
+    import queue
+
+    session = lab.session(rel) or {}
+    kernel_id = (session.get("kernel") or {}).get("id")
+    assert kernel_id, f"no kernel behind {rel}"
+    client = BlockingKernelClient(connection_file=str(lab.runtime / f"kernel-{kernel_id}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        msg_id = client.execute("Thread.getAllStackTraces().size()", store_history=False)
+        deadline = time.monotonic() + timeout
+        value = None
+        while time.monotonic() < deadline:
+            try:
+                msg = client.get_iopub_msg(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if (msg.get("parent_header") or {}).get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "execute_result":
+                value = int(content["data"]["text/plain"])
+            elif kind == "error":
+                raise AssertionError(f"the thread count probe failed: {content.get('ename')}: {content.get('evalue')}")
+            elif kind == "status" and content.get("execution_state") == "idle" and value is not None:
+                return value
+        raise AssertionError(f"the kernel behind {rel} did not answer the thread count probe in {timeout:.0f} s")
+    finally:
+        client.stop_channels()

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,12 @@ _MEASUREMENTS: list[str] = []
 # What tests/test_judged.py found (thresholds stated twice, expectations shown both ways): the `judged:` line.
 JUDGED: dict[str, int] = {}
 
-# Each chapter's first run, in seconds, as tests/test_notebooks.py measured it: the summary's `chapters:` line.
+# Each chapter's first run, in seconds, as tests/chapter_runs.py measured it: the summary's `chapters:` line.
 CHAPTER_FIRST_RUN: dict[str, float] = {}
+# Spring Boot's first answer with the start-up cache set-up chose and without any, as set-up measured it.
+SPRING_MEASURED = HOME / ".course" / "start-up" / "measured.json"
+_SESSION_START: list[float] = []
+_CHAPTER_RUNS: list = []  # the session's chapter_runs.ChapterRuns, once a test asked for it
 
 
 def report(line: str) -> None:
@@ -37,19 +42,35 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "fault: injects one fault; passes only if it ends clearly with nothing lost")
 
 
+def pytest_sessionstart(session):
+    _SESSION_START.append(time.monotonic())
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """The browser pass's chapters first, in chapter order: each chapter's one execution then shows as its own line
+    among the slowest tests (the `chapters` fixture runs a chapter for whichever test asks first, so this order is
+    only for reading the report)."""
+    first = [i for i in items if i.path.name == "test_browser.py" and i.originalname == "test_run_all_in_jupyterlab"]
+    if first:
+        rest = [i for i in items if i not in first]
+        items[:] = first + rest
+
+
 def pytest_runtest_logreport(report):
     if "fault" in report.keywords and (report.when == "call" or report.outcome != "passed"):
         ok = report.outcome == "passed"
         _FAULTS[report.nodeid] = _FAULTS.get(report.nodeid, True) and ok
 
 
+# After pytest's own listings (the slowest tests), so the summary ends with the suite: line.
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     lines = list(_MEASUREMENTS)
     import page
     if page.TOTAL.charts or page.TOTAL.tables or page.TOTAL.failures:
         t = page.TOTAL
         lines.append(f"page: {t.charts} charts, {t.tables} tables, {t.outcomes} outcome sentences checked across the "
-                     f"executed notebooks (headless and browser), {len(t.failures)} failures; chart checks"
+                     f"executed notebooks (build/executed/), {len(t.failures)} failures; chart checks"
                      f" {t.chart_checks}, {t.chart_failed} failed")
     if page.TOTAL.judged or JUDGED:
         lines.append(judged_line(page.TOTAL))
@@ -64,10 +85,66 @@ def pytest_terminal_summary(terminalreporter):
                      + ("" if clear == len(_FAULTS) else
                         "; not: " + ", ".join(k.split("::")[-1] for k, v in _FAULTS.items() if not v)))
     lines.append(structure_line())
+    lines.append(suite_line())
     if lines:
         terminalreporter.section("measurements (quick profile unless UNPINNED_PROFILE says otherwise)")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+def suite_line() -> str:
+    """The whole suite in one line: its wall time (the tests, not set-up), the cores it had, how many times each
+    chapter was executed, and Spring Boot's first answer with the start-up cache set-up chose and without."""
+    minutes = (time.monotonic() - _SESSION_START[0]) / 60 if _SESSION_START else float("nan")
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count()
+    return (f"suite: {minutes:.1f} min of tests on {cores} cores; {executions_said()}; {spring_said()}")
+
+
+def executions_said() -> str:
+    """"chapters executed 1 times each", with the exceptions named ("09 twice") and how they ran when not in the
+    browser."""
+    runs = _CHAPTER_RUNS[0] if _CHAPTER_RUNS else None
+    counts = runs.counts() if runs else {}
+    if not counts:
+        return "chapters executed 0 times each (no chapter ran in this session)"
+    from chapter_runs import SECOND_RUN
+    # the usual count is the chapters' that run once by design; the seminar's second run is named, not the rule
+    plain = [n for name, n in counts.items() if name not in SECOND_RUN]
+    usual = max(set(plain), key=lambda k: (plain.count(k), k)) if plain else None
+    named = {1: "once", 2: "twice"}
+    other = ", ".join(f"{name[:2]} {named.get(n, f'{n} times')}" for name, n in sorted(counts.items()) if n != usual)
+    said = (f"chapters executed {usual} times each" + (f", {other}" if other else "")) if plain else \
+        f"chapters executed: {other}"
+    if not runs.how.startswith("browser"):
+        said += f" ({runs.how})"
+    return said
+
+
+def spring_said() -> str:
+    """Spring Boot's first answer as set-up measured it (.course/start-up/measured.json), else that it was not."""
+    try:
+        measured = json.loads(SPRING_MEASURED.read_text())["spring_first_answer_s"]
+        return (f"Spring first answer {float(measured['with']):.1f} s with the chosen cache vs"
+                f" {float(measured['without']):.1f} s without")
+    except FileNotFoundError:
+        return "Spring first answer not measured"
+    except (ValueError, KeyError, TypeError) as e:
+        return f"Spring first answer not read ({SPRING_MEASURED}: {type(e).__name__}: {e})"
+
+
+@pytest.fixture(scope="session")
+def chapters(results_dir, tmp_path_factory):
+    """Every chapter executed once in this session, by whichever test asks first (tests/chapter_runs.py)."""
+    import chapter_runs
+    runs = chapter_runs.ChapterRuns(tmp_path_factory)
+    _CHAPTER_RUNS.append(runs)
+    try:
+        yield runs
+    finally:
+        runs.close()
 
 
 def judged_line(total) -> str:

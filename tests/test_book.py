@@ -1,5 +1,5 @@
 """The book and the slides (tools/book.py; `make book`, `make slides`): built from the notebooks this test session
-executed (tests/test_notebooks.py's executed() runs each once per session, whoever asks first), never from stale
+executed (tests/chapter_runs.py: each chapter's one Run All in JupyterLab, whoever asks first), never from stale
 files; every chapter a page with all its charts, links that resolve, nothing loaded from the network; and the slides
 shown in Chromium with the network cut off. Screenshots: build/screenshots/slides-NN.png and book-NN.png.
 
@@ -23,7 +23,7 @@ import pytest
 
 import browser_lab as bl
 from conftest import HOME, report
-from test_notebooks import NOTEBOOKS, executed
+from chapter_runs import NOTEBOOKS
 
 sys.path.insert(0, str(HOME / "tools"))
 import book  # noqa: E402
@@ -309,10 +309,15 @@ def _build(kind: str) -> tuple[float, str]:
 
 
 @pytest.fixture(scope="module")
-def built(results_dir):
+def built(results_dir, chapters, request):
     """Every notebook executed in this session first (cached: no second run), then the book and the slides."""
-    for path in CHAPTERS:
-        executed(path.name)
+    wanted = _chapters_shown(request)
+    for path in wanted:
+        chapters.executed(path.name)
+    missing = [p.name[:2] for p in CHAPTERS if p not in wanted and _unusable(EXECUTED / p.name)]
+    if missing:
+        pytest.skip(f"the book shows every chapter, and chapters {', '.join(missing)} have no usable run in"
+                    f" build/executed/: select their tests too (or the whole of test_book.py)")
     runs = {}
     for kind in ("book", "slides"):
         seconds, said = _build(kind)
@@ -324,6 +329,28 @@ def built(results_dir):
         report(f"{kind}: {counts}, built in {seconds:.0f} s from this session's notebooks")
     report(f"book + slides: {book_s + slides_s:.0f} s (target: < 90 s on 2 cores)")
     return {p.name: nbformat.read(EXECUTED / p.name, as_version=4) for p in CHAPTERS}
+
+
+def _chapters_shown(request) -> list[Path]:
+    """The chapters this session's selected book tests look at: one chapter's, when each of them is parametrized by
+    its chapter (`-k 05` runs chapter 05 alone, the others' pages coming from their last run in build/executed/);
+    else every chapter."""
+    selected = [item for item in request.session.items if item.path == request.path and "built" in item.fixturenames]
+    names = {item.callspec.params["path"].name if hasattr(item, "callspec") and "path" in item.callspec.params
+             else None for item in selected}
+    if None in names:
+        return CHAPTERS
+    return [p for p in CHAPTERS if p.name in names]
+
+
+def _unusable(path: Path) -> str | None:
+    """Why tools/book.py would execute this chapter again (no copy, or one from a failed run), or None."""
+    if not path.is_file():
+        return "not executed"
+    try:
+        return book.unusable(nbformat.read(path, as_version=4))
+    except Exception as e:
+        return f"unreadable: {e}"
 
 
 class _Refs(HTMLParser):
@@ -418,15 +445,11 @@ def test_the_landing_page_names_each_run(built):
 # ----------------------------------------------------------------------------- in Chromium, offline
 
 @pytest.fixture(scope="module")
-def offline_browser(built):
-    reason = bl.ensure_playwright()
-    if reason:
-        pytest.skip(reason)
-    path, reason = bl.ensure_chromium()
-    if not path:
-        pytest.skip(reason)
-    with bl.launched_chromium(path) as browser:
-        yield browser
+def offline_browser(built, chapters):
+    browser = chapters.browser()  # the session's one Chromium: Playwright drives one per thread
+    if browser is None:
+        pytest.skip(chapters.why_no_browser)
+    return browser
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ verdict computed from this session's run of the chapters. Checks that the ledger
 (each testable claim decided by exactly one; DeclarationsTest shows each both ways), and that every testable claim of a
 chapter that ran has a verdict; prints one `claims:` line.
 
-The chapters run once per session (test_notebooks.executed, shared with the notebook tests). To read results a run
+The chapters run once per session (the `chapters` fixture, shared with every test that reads them). To read results a run
 left instead (e.g. `results/` or a reference run under data/reference-runs/), set UNPINNED_CLAIMS_FROM to that folder;
 UNPINNED_CLAIMS_CHAPTERS=01,05 runs only those chapters."""
 from __future__ import annotations
@@ -90,16 +90,17 @@ def declarations_cli() -> str:
 
 
 @pytest.fixture(scope="module")
-def run_dir(results_dir) -> Path:
+def run_dir(results_dir, request) -> Path:
     """A folder of this session's results: the chapters run here (once per session), or UNPINNED_CLAIMS_FROM."""
     given = os.environ.get("UNPINNED_CLAIMS_FROM")
     if given:
         return Path(given).resolve()
-    from test_notebooks import NOTEBOOKS, executed
+    from chapter_runs import NOTEBOOKS
+    chapters = request.getfixturevalue("chapters")  # only when the chapters run here
     wanted = [c.strip() for c in os.environ.get("UNPINNED_CLAIMS_CHAPTERS", ",".join(CHAPTERS)).split(",") if c.strip()]
     for nb in NOTEBOOKS:
         if nb.name[:2] in wanted:
-            executed(nb.name)
+            chapters.executed(nb.name)
     return results_dir
 
 

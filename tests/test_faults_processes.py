@@ -208,7 +208,8 @@ def test_stop_and_the_leak_checks_leave_another_checkouts_jvms_alone(tmp_path):
     """Another checkout's experiment runs beside this one: a JVM whose command line names unpinned.snippets.S04_...,
     started from another folder (with that folder as its checkout). The suite's leak checks must not count it, and
     `python3 tools/course.py stop` (make stop) must leave it running while it stops this checkout's sleep server."""
-    from test_notebooks import SNIPPET_JVMS, _course_jvms
+    from chapter_runs import SNIPPET_JVMS
+    from test_notebooks import _course_jvms
     from test_snippets import java_processes
 
     other = tmp_path / "other-checkout"

@@ -20,10 +20,9 @@ DECIDED = ("confirmed", "refuted", "depends")
 HOG_SECONDS = 600  # bounded: it ends by itself even if this test is killed
 
 
-def _session_verdicts(results) -> dict[tuple[str, str], str]:
-    from test_notebooks import executed
-    executed("01-thread-per-request-and-pools.ipynb")
-    executed("02-reactive-and-one-service-three-ways.ipynb")
+def _session_verdicts(results, chapters) -> dict[tuple[str, str], str]:
+    chapters.executed("01-thread-per-request-and-pools.ipynb")
+    chapters.executed("02-reactive-and-one-service-three-ways.ipynb")
     return {(e, j["id"]): j["verdict"] for e in EXPERIMENTS for j in latest_result(results, e)["judged"]}
 
 
@@ -46,8 +45,8 @@ def _hog() -> subprocess.Popen:
                              "while time.time() < end:\n    pass\n"], start_new_session=True)
 
 
-def test_verdicts_hold_on_an_idle_machine_and_beside_a_cpu_hog(results_dir, tmp_path):
-    first = _session_verdicts(results_dir)
+def test_verdicts_hold_on_an_idle_machine_and_beside_a_cpu_hog(results_dir, tmp_path, chapters):
+    first = _session_verdicts(results_dir, chapters)
     second, _ = _noise_run(tmp_path / "idle")
     hog = _hog()
     try:

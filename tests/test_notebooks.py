@@ -1,5 +1,6 @@
-"""Executes every notebook headless, top to bottom, twice in one kernel (as a presenter re-running it would; the
-longest ones once, their second run being the browser pass), then checks what the notebooks recorded against physics: bounds that no honest measurement can beat."""
+"""The physics of what the chapters recorded: bounds that no honest measurement can beat, read from the results of
+each chapter's one execution in this session (tests/chapter_runs.py: Run All in JupyterLab, through the `chapters`
+fixture, whoever asks first), and what an interrupted cell leaves behind."""
 from __future__ import annotations
 
 import json
@@ -11,105 +12,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from conftest import (CHAPTER_FIRST_RUN, HOME, KERNEL_NAME, assert_judged, judged, latest_result,
-                      preview_skip, ratio, report)
-
-NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))  # index.ipynb is text only
-CELL_TIMEOUT = 600
-# Chapters 06 and 07 (about 3 and 2 minutes of Spring Boot and PostgreSQL runs), 08 (it reads what the others
-# saved) and 09 (the seminar: its live parts are chapters 01 and 04's) execute once here; the browser pass (test_browser.py) runs each a second time, which keeps the suite
-# within CI's time.
-ONE_HEADLESS_RUN = {"06-spring-boot.ipynb", "07-a-real-database-and-backpressure.ipynb",
-                    "08-how-does-my-machine-compare.ipynb", "09-seminar-in-45-minutes.ipynb"}
-BUILD = HOME / "build" / "executed"
-_EXECUTED: dict[str, tuple[list[float], object]] = {}
-
-
-def _problems(nb) -> list[str]:
-    """Error outputs, exceptions printed to stderr, and chart cells that drew nothing."""
-    found = []
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
-            continue
-        for out in cell.outputs:
-            if out.output_type == "error":
-                found.append(f"cell {i}: {out.ename}: {out.evalue}")
-            elif out.output_type == "stream" and out.name == "stderr" and "Exception" in out.text:
-                found.append(f"cell {i}: stderr: {out.text[:500]}")
-        if "chart" in cell.metadata.get("tags", []):
-            if not any("image/png" in out.get("data", {}) for out in cell.outputs):
-                found.append(f"cell {i}: tagged 'chart' but drew no image:\n{cell.source}")
-    return found
-
-
-def executed(name: str) -> list[float]:
-    """Runs notebooks/<name> top to bottom twice in one kernel (once per test session, whoever asks first), keeps
-    the executed copy under build/executed/, and returns the two run times. Fails on any error or missing chart."""
-    if name in _EXECUTED:
-        seconds, failure = _EXECUTED[name]
-        if failure:
-            pytest.fail(f"{name} failed earlier in this session: {failure}")
-        return seconds
-    path = HOME / "notebooks" / name
-    nb = nbformat.read(path, as_version=4)
-    assert nb.metadata["kernelspec"]["name"] == KERNEL_NAME
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL_NAME, allow_errors=False,
-                            interrupt_on_timeout=True, resources={"metadata": {"path": str(path.parent)}})
-    seconds: list[float] = []
-    try:
-        with client.setup_kernel():
-            threads = []
-            for run in (1, 2):
-                start = time.monotonic()
-                for index, cell in enumerate(nb.cells):
-                    client.execute_cell(cell, index)
-                seconds.append(time.monotonic() - start)
-                problems = _problems(nb)
-                assert not problems, f"{name}, run {run}:\n" + "\n".join(problems)
-                threads.append(_kernel_threads(client))
-                if name in ONE_HEADLESS_RUN:
-                    break  # the browser pass runs it again, in JupyterLab
-            # A second run reuses what the first started (pools, schedulers); anything more was left behind.
-            assert len(threads) < 2 or threads[1] <= threads[0] + 2, \
-                f"{name}: the kernel's live threads grew from {threads[0]} to {threads[1]}"
-            left = [" ".join(p.cmdline())[-160:] for p in _course_jvms(*SNIPPET_JVMS)]
-            assert not left, f"{name} left course JVMs running: {left}"
-    except BaseException as e:
-        _EXECUTED[name] = ([], str(e)[:500] or type(e).__name__)
-        raise
-    finally:
-        BUILD.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, BUILD / name)  # kept for reviewers, failed or not
-    _EXECUTED[name] = (seconds, None)
-    return seconds
-
-
-def _kernel_threads(client) -> int:
-    """The kernel JVM's live threads, asked in a cell that is not part of the notebook (nbclient stores the cell it
-    ran at the index it is given: the notebook's first cell is put back, or the executed copy, and the book made
-    from it, would show the probe instead)."""
-    probe = nbformat.v4.new_code_cell("Thread.getAllStackTraces().size()")
-    first = client.nb.cells[0]
-    try:
-        client.execute_cell(probe, 0)
-    finally:
-        client.nb.cells[0] = first
-    return int(next(o for o in probe.outputs if o.output_type == "execute_result")["data"]["text/plain"])
-
-
-# Any of this checkout's course JVMs still alive after a notebook is a leak: servers, load generators, benchmarks
-# (another checkout's, running beside the suite, are not). A snippet's JVM names its main class
-# (unpinned.snippets.S04_SleepServer); JBang's launcher names the file (snippets/S04_...).
-SNIPPET_JVMS = ("unpinned.snippets.S", "snippets/S")
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_twice_in_one_kernel(path, results_dir):
-    seconds = executed(path.name)
-    CHAPTER_FIRST_RUN[path.name[:2]] = seconds[0]
-    second = (f"run 2 {seconds[1]:.0f} s in one kernel" if len(seconds) > 1
-              else "run 2 in the browser pass (test_browser.py)")
-    report(f"{path.name}: run 1 {seconds[0]:.0f} s, {second} (target: < 120 s each, chapter 00's promise)")
+from chapter_runs import EXECUTED
+from conftest import (HOME, KERNEL_NAME, assert_judged, judged, latest_result, preview_skip, ratio,
+                      report)
 
 
 # ----------------------------------------------------------------------------- physics of chapter 01
@@ -117,8 +22,8 @@ def test_notebook_runs_twice_in_one_kernel(path, results_dir):
 # intervals when the notebook keeps it; these tests read those judgements, never a threshold of their own.
 
 @pytest.fixture(scope="module")
-def chapter_01_ran(results_dir):
-    executed("01-thread-per-request-and-pools.ipynb")
+def chapter_01_ran(results_dir, chapters):
+    chapters.executed("01-thread-per-request-and-pools.ipynb")
     return results_dir
 
 
@@ -154,8 +59,8 @@ def test_01_http_follows_littles_law(chapter_01_ran):
 # ----------------------------------------------------------------------------- physics of chapter 02
 
 @pytest.fixture(scope="module")
-def chapter_02_ran(results_dir):
-    executed("02-reactive-and-one-service-three-ways.ipynb")
+def chapter_02_ran(results_dir, chapters):
+    chapters.executed("02-reactive-and-one-service-three-ways.ipynb")
     return results_dir
 
 
@@ -197,8 +102,8 @@ def test_02_stack_traces_lose_the_caller_in_reactive_code(chapter_02_ran):
 # ----------------------------------------------------------------------------- physics of chapter 03
 
 @pytest.fixture(scope="module")
-def chapter_03_ran(results_dir):
-    executed("03-what-a-virtual-thread-is.ipynb")
+def chapter_03_ran(results_dir, chapters):
+    chapters.executed("03-what-a-virtual-thread-is.ipynb")
     return results_dir
 
 
@@ -311,8 +216,8 @@ def test_03_a_deep_stack_is_thawed_a_frame_at_a_time(chapter_03_ran):
 # ----------------------------------------------------------------------------- physics of chapter 04
 
 @pytest.fixture(scope="module")
-def chapter_04_ran(results_dir):
-    executed("04-the-scheduler.ipynb")
+def chapter_04_ran(results_dir, chapters):
+    chapters.executed("04-the-scheduler.ipynb")
     return results_dir
 
 
@@ -466,8 +371,8 @@ def test_04_a_wake_up_costs_an_os_wake_up_when_the_carrier_sleeps(chapter_04_ran
 # ----------------------------------------------------------------------------- physics of chapter 05
 
 @pytest.fixture(scope="module")
-def chapter_05_ran(results_dir):
-    executed("05-pinning-jdk-21-vs-25.ipynb")
+def chapter_05_ran(results_dir, chapters):
+    chapters.executed("05-pinning-jdk-21-vs-25.ipynb")
     return results_dir
 
 
@@ -530,8 +435,8 @@ def test_05_the_json_thread_dump_lists_every_virtual_thread_and_jstack_none(chap
 # ----------------------------------------------------------------------------- physics of chapter 06
 
 @pytest.fixture(scope="module")
-def chapter_06_ran(results_dir):
-    executed("06-spring-boot.ipynb")
+def chapter_06_ran(results_dir, chapters):
+    chapters.executed("06-spring-boot.ipynb")
     return results_dir
 
 
@@ -723,8 +628,8 @@ def test_06_mvc_and_webflux_stay_under_both_bounds_beside_the_minimal_servers(ch
 # ----------------------------------------------------------------------------- physics of chapter 07
 
 @pytest.fixture(scope="module")
-def chapter_07_ran(results_dir):
-    executed("07-a-real-database-and-backpressure.ipynb")
+def chapter_07_ran(results_dir, chapters):
+    chapters.executed("07-a-real-database-and-backpressure.ipynb")
     return results_dir
 
 
@@ -816,8 +721,8 @@ def test_07_a_scoped_value_holds_less_heap_than_thread_local_copies(chapter_07_r
 
 # ----------------------------------------------------------------------------- chapter 08: machines compared
 
-def test_08_compares_a_fresh_run_with_the_reference_runs(results_dir):
-    executed("08-how-does-my-machine-compare.ipynb")
+def test_08_compares_a_fresh_run_with_the_reference_runs(results_dir, chapters):
+    chapters.executed("08-how-does-my-machine-compare.ipynb")
     rows = latest_result(results_dir, "08-machine-comparison")["data"]
     references = {p.name for p in (HOME / "data" / "reference-runs").iterdir() if p.is_dir()}
     mine = [r for r in rows if r["source"] not in references]
@@ -855,8 +760,8 @@ def flame_graphs(nb) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def chapter_10_ran(results_dir):
-    executed("10-profiling-virtual-threads.ipynb")
+def chapter_10_ran(results_dir, chapters):
+    chapters.executed("10-profiling-virtual-threads.ipynb")
     return results_dir
 
 
@@ -866,7 +771,7 @@ def test_10_profilers_see_what_lazy_thaw_leaves_on_the_carrier(chapter_10_ran):
     hand-off costs a fraction of a platform one), with the structure the mechanism fixes: JFR names the virtual
     thread, async-profiler the carrier; the cut falls at Continuation.enterSpecial (cont_returnBarrier with native
     frames); a virtual hand-off is freeze and thaw."""
-    nb = nbformat.read(BUILD / "10-profiling-virtual-threads.ipynb", as_version=4)
+    nb = nbformat.read(EXECUTED / "10-profiling-virtual-threads.ipynb", as_version=4)
     endpoint = latest_result(chapter_10_ran, "10-endpoint")["data"]
     stacks = latest_result(chapter_10_ran, "10-stacks")["data"]
     switches = latest_result(chapter_10_ran, "10-switches")["data"]

@@ -1,19 +1,19 @@
-"""The page test over every notebook the headless run executed (build/executed/): see page.py for what is checked.
-The browser pass runs the same checks on what JupyterLab received (test_browser.py)."""
+"""The page test over every chapter this session executed (build/executed/: what JupyterLab received in the browser
+pass, tests/chapter_runs.py): see page.py for what is checked. The browser pass itself checks what only the rendered
+page shows (tables cut off, code out of line)."""
 from __future__ import annotations
 
 import nbformat
 import pytest
 
 import page
-from conftest import HOME
-from test_notebooks import BUILD, NOTEBOOKS, executed
+from chapter_runs import EXECUTED, NOTEBOOKS
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_the_executed_page_shows_what_the_run_measured(path):
-    executed(path.name)
-    nb = nbformat.read(BUILD / path.name, as_version=4)
+def test_the_executed_page_shows_what_the_run_measured(path, chapters):
+    chapters.executed(path.name)
+    nb = nbformat.read(EXECUTED / path.name, as_version=4)
     count = page.check_notebook(path.name, nb)
     page.TOTAL.add_page(count)
     assert not count.failures, f"{path.name}: {len(count.failures)} problems on the page:\n" + "\n".join(count.failures)

@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from conftest import HOME, report
-from test_notebooks import BUILD, executed
+from chapter_runs import EXECUTED
 
 NOTEBOOKS = sorted((HOME / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 NAV = ("nav-top", "nav-bottom")
@@ -107,7 +107,7 @@ def _labels(chart: dict) -> set[str]:
                     for label in axis.get("labels", [])}
 
 
-def test_every_pitfall_is_drawn_broken_then_fixed_on_one_chart():
+def test_every_pitfall_is_drawn_broken_then_fixed_on_one_chart(chapters):
     """For each chart cell that declares a pitfall, the executed chart carries both the broken and the fixed label."""
     books = {path: nbformat.read(path, as_version=4) for path in NOTEBOOKS}
     declared_at = {}
@@ -123,8 +123,8 @@ def test_every_pitfall_is_drawn_broken_then_fixed_on_one_chart():
             problems.append(f"{name}: no chart cell declares it")
             continue
         notebook, cell_id, p = declared_at[name]
-        executed(notebook)
-        ran = nbformat.read(BUILD / notebook, as_version=4)
+        chapters.executed(notebook)
+        ran = nbformat.read(EXECUTED / notebook, as_version=4)
         cell = next(c for c in ran.cells if c.get("id") == cell_id)
         charts = [o.get("metadata", {}).get("unpinned/chart") for o in cell.get("outputs", [])]
         drawn = set().union(*(_labels(c) for c in charts if c))

@@ -5,7 +5,7 @@
     python tools/book.py slides [--fresh]    # build/slides/index.html and one NN-title.slides.html per chapter
 
 Runs on the course venv's Python (nbconvert, nbclient); `make book` / `make slides` (tools/course.py) set up first.
-The notebooks come from build/executed/, where the test run (tests/test_notebooks.py) leaves them: nothing runs a
+The notebooks come from build/executed/, where the test run (tests/chapter_runs.py) leaves them: nothing runs a
 second time. A chapter missing there, or left failed or half-run by an earlier run, and every chapter with --fresh,
 is executed here once, headless, on the course kernel in the current profile (UNPINNED_PROFILE); a cell that fails
 ends the build with one line, and build/book (or build/slides) is left as it was.

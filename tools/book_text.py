@@ -15,7 +15,7 @@ EXECUTED = HOME / "build" / "executed"
 BOOK = HOME / "build" / "book"
 SLIDES = HOME / "build" / "slides"
 TEMPLATES = HOME / "tools" / "nbtemplates"
-CELL_TIMEOUT = 600   # s, as tests/test_notebooks.py
+CELL_TIMEOUT = 600   # s, as tests/chapter_runs.py
 PROGRESS_EVERY = 20  # s between progress lines while a chapter executes
 REVEAL_FILES = ("LICENSE", "dist/reveal.css", "dist/reveal.js", "dist/theme/white.css",
                 "dist/theme/fonts/source-sans-pro", "plugin/notes/notes.js")
