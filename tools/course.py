@@ -44,6 +44,7 @@ from course_install import (build_snippets, build_spring_snippets, configure_lab
                             ensure_jbang, ensure_reveal, ensure_venv, helpers_classpath, install_kernel)
 from course_jdk import find_jdk, java_version, jdk21_status
 from course_nav import nav
+from course_startup import start_up_caches
 
 # --------------------------------------------------------------------------- commands
 
@@ -83,14 +84,15 @@ def set_up() -> dict:
     classpath = helpers_classpath()
     spring = build_spring_snippets()
     snippets = build_snippets()
+    start_up = start_up_caches(java_home, java_feature)
     kernel = install_kernel(java_home, java_feature, classpath)
     configure_lab()
     reveal = ensure_reveal()
     profiler = ensure_async_profiler()
     fonts = ensure_fonts()
     return {"jdk": f"{java_home} (Java {java_text})", "jdk 21 runtime": jdk21_status(java_feature)[0], "jbang": jbang,
-            "spring boot": spring, "snippets": snippets, "kernel": str(kernel), "reveal.js": reveal,
-            "async-profiler": profiler, "fonts": fonts}
+            "spring boot": spring, "snippets": snippets, "start-up": start_up, "kernel": str(kernel),
+            "reveal.js": reveal, "async-profiler": profiler, "fonts": fonts}
 
 
 def setup() -> dict:

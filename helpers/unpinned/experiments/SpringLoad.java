@@ -204,16 +204,18 @@ public final class SpringLoad {
     }
 
     /**
-     * Warm-up before each level after the first: at least {@code seconds}, and past the time the pool needs to work
-     * off what the last level left in its queue (their users are gone): (users - threads) x S / threads. Otherwise
-     * the window would count the pool's time spent on them as lost.
+     * Warm-up before each level after the first: at least {@code seconds} (the JIT, at the new level), and at least
+     * the longest response time of any level on the pool, by Little's law R = users x S / min(users, threads). That
+     * is both the time the pool needs to work off what the last level left in its queue (their users are gone; else
+     * the window counts the pool's time spent on them as lost), and the time the new level's queue takes to reach its
+     * steady length (else the window's latencies are those of a queue still filling).
      */
     static double levelWarmUp(double seconds, List<Integer> levels, int threads, double serviceSeconds) {
-        double drain = 0;
-        for (int u : levels.subList(0, levels.size() - 1)) {
-            drain = Math.max(drain, Math.max(0, u - threads) * serviceSeconds / threads);
+        double response = 0;
+        for (int u : levels) {
+            response = Math.max(response, u * serviceSeconds / Math.min(u, threads));
         }
-        return Math.max(seconds, drain > 0 ? drain + 1 : 0);
+        return levels.size() > 1 ? Math.max(seconds, response) : seconds;
     }
 
     static List<Integer> users(String value) {
