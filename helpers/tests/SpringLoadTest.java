@@ -1,4 +1,4 @@
-package unpinned.chapters;
+package unpinned.experiments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
