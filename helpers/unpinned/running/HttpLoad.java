@@ -22,7 +22,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -507,8 +506,10 @@ public final class HttpLoad {
                 throw new IllegalStateException("cannot open a selector: " + e.getMessage(), e);
             }
             long interval = run.o.closed() ? 0 : (long) (1e9 * run.o.connections() / run.o.rate());
+            // The request in native memory, one view per connection: a write from a heap buffer would copy it first
+            ByteBuffer request = ByteBuffer.allocateDirect(run.request.length).put(run.request).flip();
             for (int id : ids) {
-                Conn c = new Conn(run.request);
+                Conn c = new Conn(request.duplicate());
                 // Spread the first requests: over the ramp for a closed loop, over one interval for an open one.
                 long offset = run.o.closed() ? run.rampNanos * id / run.o.connections() : interval * id / run.o.connections();
                 c.interval = interval;
@@ -548,23 +549,9 @@ public final class HttpLoad {
                 long wait = Math.min(run.end - now, TimeUnit.MILLISECONDS.toNanos(100));
                 if (!due.isEmpty()) wait = Math.min(wait, due.peek().dueAt - now);
                 if (wait <= 0) {
-                    selector.selectNow();
+                    selector.selectNow(this::ready);
                 } else {
-                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait + 999_999)));
-                }
-                Iterator<SelectionKey> keys = selector.selectedKeys().iterator();
-                while (keys.hasNext()) {
-                    SelectionKey key = keys.next();
-                    keys.remove();
-                    Conn c = (Conn) key.attachment();
-                    if (!key.isValid()) continue;
-                    try {
-                        if (key.isConnectable()) connected(c);
-                        else if (key.isWritable()) write(c);
-                        else if (key.isReadable()) read(c);
-                    } catch (IOException | RuntimeException e) {
-                        fail(c, kind(e), System.nanoTime());
-                    }
+                    selector.select(this::ready, Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait + 999_999)));
                 }
                 now = System.nanoTime();
                 if (now >= nextTimeoutCheck) {
@@ -573,6 +560,20 @@ public final class HttpLoad {
                         if (c.waiting && now - c.sentAt > run.timeoutNanos) fail(c, "timeout: no answer in " + run.o.timeout(), now);
                     }
                 }
+            }
+        }
+
+        /** One connection the selector found ready: connected, writable or readable. */
+        private void ready(SelectionKey key) {
+            Conn c = (Conn) key.attachment();
+            if (!key.isValid()) return;
+            try {
+                int ops = key.readyOps();
+                if ((ops & SelectionKey.OP_CONNECT) != 0) connected(c);
+                else if ((ops & SelectionKey.OP_WRITE) != 0) write(c);
+                else if ((ops & SelectionKey.OP_READ) != 0) read(c);
+            } catch (IOException | RuntimeException e) {
+                fail(c, kind(e), System.nanoTime());
             }
         }
 
@@ -704,8 +705,8 @@ public final class HttpLoad {
         /** In the loop's schedule ({@code due}), waiting for its time to send. */
         boolean queued;
 
-        Conn(byte[] request) {
-            this.out = ByteBuffer.wrap(request);
+        Conn(ByteBuffer request) {
+            this.out = request;
         }
 
         void close() {
@@ -727,10 +728,19 @@ public final class HttpLoad {
     /**
      * An incremental HTTP/1.1 response parser: status line and headers, then a body framed by
      * Content-Length, chunked transfer-encoding, or the end of the connection. Fed whatever bytes
-     * arrive; says when one whole response has been read.
+     * arrive; says when one whole response has been read. It reads the headers as bytes, in place:
+     * no string is made for a well-formed response, so a request costs the client no garbage.
      */
     static final class ResponseParser {
         private enum State { HEADERS, BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, DONE }
+
+        private static final byte[] CONTENT_LENGTH = ascii("content-length");
+        private static final byte[] TRANSFER_ENCODING = ascii("transfer-encoding");
+        private static final byte[] CONNECTION = ascii("connection");
+        private static final byte[] CHUNKED = ascii("chunked");
+        private static final byte[] CLOSE = ascii("close");
+        private static final byte[] KEEP_ALIVE = ascii("keep-alive");
+        private static final int MAX_LINE = 1024;
 
         private final byte[] header = new byte[MAX_HEADER_BYTES];
         private int headerLength;
@@ -738,7 +748,8 @@ public final class HttpLoad {
         private long remaining;
         private int status;
         private boolean keepAlive;
-        private final StringBuilder line = new StringBuilder();
+        private final byte[] line = new byte[MAX_LINE + 1];
+        private int lineLength;
 
         void reset() {
             state = State.HEADERS;
@@ -746,7 +757,7 @@ public final class HttpLoad {
             remaining = 0;
             status = 0;
             keepAlive = true;
-            line.setLength(0);
+            lineLength = 0;
         }
 
         int status() {
@@ -771,44 +782,14 @@ public final class HttpLoad {
         boolean feed(ByteBuffer in) throws IOException {
             while (in.hasRemaining() && state != State.DONE) {
                 switch (state) {
-                    case HEADERS -> {
-                        if (headerLength == header.length) throw new IOException("response headers longer than " + MAX_HEADER_BYTES + " bytes");
-                        header[headerLength++] = in.get();
-                        if (headerLength >= 4 && header[headerLength - 1] == '\n' && header[headerLength - 2] == '\r'
-                                && header[headerLength - 3] == '\n' && header[headerLength - 4] == '\r') {
-                            headersDone();
-                        }
-                    }
+                    case HEADERS -> headers(in);
                     case BODY -> {
                         int skip = (int) Math.min(remaining, in.remaining());
                         in.position(in.position() + skip);
                         remaining -= skip;
                         if (remaining == 0) state = State.DONE;
                     }
-                    case CHUNK_SIZE, CHUNK_END, TRAILERS -> {
-                        char ch = (char) (in.get() & 0xff);
-                        if (ch != '\n') {
-                            if (line.length() > 1024) throw new IOException("chunk line too long");
-                            line.append(ch);
-                            continue;
-                        }
-                        String text = line.toString().trim();
-                        line.setLength(0);
-                        if (state == State.CHUNK_END) {
-                            if (!text.isEmpty()) throw new IOException("missing CRLF after a chunk");
-                            state = State.CHUNK_SIZE;
-                        } else if (state == State.TRAILERS) {
-                            if (text.isEmpty()) state = State.DONE;
-                        } else {
-                            int semi = text.indexOf(';');
-                            try {
-                                remaining = Long.parseLong(semi >= 0 ? text.substring(0, semi).trim() : text, 16);
-                            } catch (NumberFormatException e) {
-                                throw new IOException("bad chunk size: " + text);
-                            }
-                            state = remaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
-                        }
-                    }
+                    case CHUNK_SIZE, CHUNK_END, TRAILERS -> chunkLine(in);
                     case CHUNK_DATA -> {
                         int skip = (int) Math.min(remaining, in.remaining());
                         in.position(in.position() + skip);
@@ -822,41 +803,102 @@ public final class HttpLoad {
             return state == State.DONE;
         }
 
+        /** Copies what arrived of the headers and, once their blank line is in, gives back what follows it. */
+        private void headers(ByteBuffer in) throws IOException {
+            if (headerLength == header.length) throw new IOException("response headers longer than " + MAX_HEADER_BYTES + " bytes");
+            int before = headerLength, start = in.position();
+            int n = Math.min(in.remaining(), header.length - headerLength);
+            in.get(header, headerLength, n);
+            headerLength += n;
+            for (int i = Math.max(3, before); i < headerLength; i++) { // the blank line may straddle two reads
+                if (header[i] == '\n' && header[i - 1] == '\r' && header[i - 2] == '\n' && header[i - 3] == '\r') {
+                    headerLength = i + 1;
+                    in.position(start + (headerLength - before));
+                    headersDone();
+                    return;
+                }
+            }
+        }
+
+        /** One line of the chunked framing (a size, the CRLF after a chunk, a trailer), read byte by byte: rare. */
+        private void chunkLine(ByteBuffer in) throws IOException {
+            byte b = in.get();
+            if (b != '\n') {
+                if (lineLength == MAX_LINE) throw new IOException("chunk line too long");
+                line[lineLength++] = b;
+                return;
+            }
+            int from = 0, to = lineLength;
+            lineLength = 0;
+            while (from < to && isSpace(line[from])) from++;
+            while (to > from && isSpace(line[to - 1])) to--;
+            if (state == State.CHUNK_END) {
+                if (to > from) throw new IOException("missing CRLF after a chunk");
+                state = State.CHUNK_SIZE;
+            } else if (state == State.TRAILERS) {
+                if (to == from) state = State.DONE;
+            } else {
+                int end = from;
+                while (end < to && line[end] != ';') end++;
+                while (end > from && isSpace(line[end - 1])) end--;
+                remaining = hex(line, from, end);
+                state = remaining == 0 ? State.TRAILERS : State.CHUNK_DATA;
+            }
+        }
+
+        private static long hex(byte[] b, int from, int to) throws IOException {
+            long v = 0;
+            boolean ok = from < to;
+            for (int i = from; ok && i < to; i++) {
+                int d = Character.digit(b[i], 16);
+                ok = d >= 0 && v <= (Long.MAX_VALUE >> 4);
+                v = v * 16 + d;
+            }
+            if (!ok) {
+                throw new IOException("bad chunk size: " + new String(b, from, to - from, StandardCharsets.ISO_8859_1));
+            }
+            return v;
+        }
+
+        /** The status line and the headers that frame the body, read from the header bytes. */
         private void headersDone() throws IOException {
-            String text = new String(header, 0, headerLength - 4, StandardCharsets.ISO_8859_1);
-            String[] lines = text.split("\r\n");
-            String first = lines[0];
-            if (!first.startsWith("HTTP/1.") || first.length() < 12 || first.charAt(8) != ' ') {
-                throw new IOException("not an HTTP/1.x status line: " + first.substring(0, Math.min(40, first.length())));
+            int end = headerLength - 4; // the headers without their blank line
+            int eol = lineEnd(0, end);
+            if (eol < 12 || !startsWith(header, 0, "HTTP/1.") || header[8] != ' ') {
+                String first = new String(header, 0, Math.min(eol, 40), StandardCharsets.ISO_8859_1);
+                throw new IOException("not an HTTP/1.x status line: " + first);
             }
-            try {
-                status = Integer.parseInt(first.substring(9, 12));
-            } catch (NumberFormatException e) {
-                throw new IOException("not an HTTP status line: " + first);
+            int code = 0;
+            for (int i = 9; i < 12; i++) {
+                int d = header[i] - '0';
+                if (d < 0 || d > 9) {
+                    throw new IOException("not an HTTP status line: " + new String(header, 0, eol, StandardCharsets.ISO_8859_1));
+                }
+                code = code * 10 + d;
             }
-            keepAlive = first.startsWith("HTTP/1.1");
+            status = code;
+            keepAlive = header[7] == '1'; // HTTP/1.1 keeps the connection unless it says otherwise
             long length = -1;
             boolean chunked = false;
-            for (int i = 1; i < lines.length; i++) {
-                int colon = lines[i].indexOf(':');
-                if (colon <= 0) continue;
-                String name = lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                String value = lines[i].substring(colon + 1).trim().toLowerCase(Locale.ROOT);
-                switch (name) {
-                    case "content-length" -> {
-                        try {
-                            length = Long.parseLong(value);
-                        } catch (NumberFormatException e) {
-                            throw new IOException("bad Content-Length: " + value);
-                        }
+            for (int from = eol + 2; from < end; ) {
+                int to = lineEnd(from, end);
+                int colon = indexOf(header, from, to, (byte) ':');
+                if (colon > from) {
+                    int ns = from, ne = colon, vs = colon + 1, ve = to;
+                    while (ns < ne && isSpace(header[ns])) ns++;
+                    while (ne > ns && isSpace(header[ne - 1])) ne--;
+                    while (vs < ve && isSpace(header[vs])) vs++;
+                    while (ve > vs && isSpace(header[ve - 1])) ve--;
+                    if (named(ns, ne, CONTENT_LENGTH)) {
+                        length = decimal(vs, ve);
+                    } else if (named(ns, ne, TRANSFER_ENCODING)) {
+                        chunked = contains(vs, ve, CHUNKED);
+                    } else if (named(ns, ne, CONNECTION)) {
+                        if (contains(vs, ve, CLOSE)) keepAlive = false;
+                        else if (contains(vs, ve, KEEP_ALIVE)) keepAlive = true;
                     }
-                    case "transfer-encoding" -> chunked = value.contains("chunked");
-                    case "connection" -> {
-                        if (value.contains("close")) keepAlive = false;
-                        else if (value.contains("keep-alive")) keepAlive = true;
-                    }
-                    default -> { }
                 }
+                from = to + 2;
             }
             boolean noBody = (status >= 100 && status < 200) || status == 204 || status == 304;
             if (noBody || length == 0) {
@@ -870,6 +912,75 @@ public final class HttpLoad {
                 state = State.UNTIL_CLOSE;
                 keepAlive = false;
             }
+        }
+
+        /** Where the line starting at {@code from} ends: its CR of CRLF, or {@code end}. */
+        private int lineEnd(int from, int end) {
+            for (int i = from; i + 1 < end; i++) {
+                if (header[i] == '\r' && header[i + 1] == '\n') return i;
+            }
+            return end;
+        }
+
+        private long decimal(int from, int to) throws IOException {
+            long v = 0;
+            for (int i = from; i < to; i++) {
+                int d = header[i] - '0';
+                if (d < 0 || d > 9 || v > (Long.MAX_VALUE - 9) / 10) {
+                    throw new IOException("bad Content-Length: "
+                            + new String(header, from, to - from, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
+                }
+                v = v * 10 + d;
+            }
+            if (from == to) throw new IOException("bad Content-Length: ");
+            return v;
+        }
+
+        /** The header name in [from, to) is {@code lower}, in any case. */
+        private boolean named(int from, int to, byte[] lower) {
+            if (to - from != lower.length) return false;
+            for (int i = 0; i < lower.length; i++) {
+                if (lowerCase(header[from + i]) != lower[i]) return false;
+            }
+            return true;
+        }
+
+        /** The header value in [from, to) contains {@code lower}, in any case. */
+        private boolean contains(int from, int to, byte[] lower) {
+            outer:
+            for (int i = from; i + lower.length <= to; i++) {
+                for (int j = 0; j < lower.length; j++) {
+                    if (lowerCase(header[i + j]) != lower[j]) continue outer;
+                }
+                return true;
+            }
+            return false;
+        }
+
+        private static int indexOf(byte[] b, int from, int to, byte value) {
+            for (int i = from; i < to; i++) {
+                if (b[i] == value) return i;
+            }
+            return -1;
+        }
+
+        private static boolean startsWith(byte[] b, int at, String prefix) {
+            for (int i = 0; i < prefix.length(); i++) {
+                if (b[at + i] != prefix.charAt(i)) return false;
+            }
+            return true;
+        }
+
+        private static byte lowerCase(byte b) {
+            return b >= 'A' && b <= 'Z' ? (byte) (b + ('a' - 'A')) : b;
+        }
+
+        private static boolean isSpace(byte b) {
+            return b == ' ' || b == '\t' || b == '\r';
+        }
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
         }
     }
 }
