@@ -34,8 +34,8 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Benchmark)
 public class S01_IoBoundExecutors {
 
-    /** Submits every sleeping task and waits for all (close() does): a pool of N sleeps in ceil(tasks / N)
-     *  rounds; a sleeping virtual thread is unmounted, so all of them sleep at once. */
+    /** Submits every sleeping task and waits for all (close() does): a pool of N sleeps in
+     *  ceil(tasks / N) rounds; a sleeping virtual thread is unmounted, so all sleep at once. */
     @Benchmark
     public void sleepingTasksOnExecutor(Submitting submitting) {
         long start = System.nanoTime();
