@@ -28,9 +28,9 @@ import java.util.Set;
 public class S04_SleepServer {
 
     /**
-     * Starts SleepServer (the JDK's HttpServer on 127.0.0.1 only) and serves until Ctrl-C. Notebooks start
-     * it with ServerProcess: port 0, --control (commands on standard input, "stats" for the process's own
-     * CPU, memory and threads).
+     * Starts SleepServer (the JDK's HttpServer on 127.0.0.1 only) and serves until Ctrl-C.
+     * Notebooks start it with ServerProcess: port 0, --control (commands on standard input,
+     * "stats" for the process's own CPU, memory and threads).
      */
     public static void main(String[] args) throws Exception {
         Profile.announceOrExit("S04");
