@@ -26,9 +26,7 @@ import unpinned.core.Profile;
 import unpinned.running.ServerControl;
 import java.net.URI;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.atomic.AtomicLong;
 
 public class S07_DependencyStub {
