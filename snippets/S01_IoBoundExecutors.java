@@ -10,37 +10,16 @@ package unpinned.snippets;
 /*
  * S01: I/O-bound tasks on a small pool, a big pool and virtual threads.
  *
- * The question: 500 tasks each wait 50 ms (a stand-in for a database or HTTP call) and use
- * almost no CPU. How long does it take to run them all on a fixed pool of 8 threads, a fixed
- * pool of 200, and one virtual thread per task?
- *
- * The pitfall: a waiting task still holds its platform thread. A pool of N threads runs the
- * tasks in ceil(500 / N) rounds of 50 ms, however idle the CPU is.
- *
- * Hypothesis (the bounds; measurements can only be slower):
- *   fixed-8    ceil(500 / 8)   x 50 ms = 63 x 50 = 3,150 ms
- *   fixed-200  ceil(500 / 200) x 50 ms =  3 x 50 =   150 ms
- *   virtual    1 round                 =            50 ms  (a sleeping virtual thread frees its carrier)
- * The source (a JMH blog post on virtual threads, 8 cores, Java 21; see data/sources.md) published
- * ~3,150, ~178 and ~54 ms.
+ * The question: 500 tasks each wait 50 ms and use almost no CPU. How long do they take on a
+ * fixed pool of 8, a fixed pool of 200, and one virtual thread per task?
+ * The bound: ceil(500 / N) rounds of 50 ms for a pool of N (3,150 and 150 ms); one round (50 ms)
+ * for virtual threads. A measurement can only be slower.
+ * The pitfall: a waiting task still holds its platform thread, however idle the CPU is.
  */
 
-import org.openjdk.jmh.annotations.AuxCounters;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.annotations.*;
 import unpinned.running.JmhArgs;
 import unpinned.core.Profile;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -54,6 +33,22 @@ import java.util.concurrent.TimeUnit;
 @Fork(1)
 @State(Scope.Benchmark)
 public class S01_IoBoundExecutors {
+
+    /** Submits every sleeping task and waits for all (close() does): a pool of N sleeps in
+     *  ceil(tasks / N) rounds; a sleeping virtual thread is unmounted, so all sleep at once. */
+    @Benchmark
+    public void sleepingTasksOnExecutor(Submitting submitting) {
+        long start = System.nanoTime();
+        try (ExecutorService pool = newExecutor(executor)) {
+            for (int i = 0; i < tasks; i++) {
+                pool.submit(() -> {
+                    Thread.sleep(sleepMs);
+                    return null;
+                });
+            }
+            submitting.batchSubmitted(System.nanoTime() - start);
+        }
+    }
 
     /** Who runs the tasks: a fixed pool of 8 or 200 platform threads, or a new virtual thread per task. */
     @Param({"fixed-8", "fixed-200", "virtual"})
@@ -76,21 +71,6 @@ public class S01_IoBoundExecutors {
                 yield Executors.newFixedThreadPool(Integer.parseInt(kind.substring("fixed-".length())));
             }
         };
-    }
-
-    /** Submits every sleeping task, then waits for all of them (close() waits for the submitted tasks). */
-    @Benchmark
-    public void sleepingTasksOnExecutor(Submitting submitting) {
-        long start = System.nanoTime();
-        try (ExecutorService pool = newExecutor(executor)) {
-            for (int i = 0; i < tasks; i++) {
-                pool.submit(() -> {
-                    Thread.sleep(sleepMs);
-                    return null;
-                });
-            }
-            submitting.batchSubmitted(System.nanoTime() - start);
-        }
     }
 
     /**
@@ -142,10 +122,6 @@ public class S01_IoBoundExecutors {
  *   UNPINNED_PROFILE=full tools/jbang io-bound    (the source's settings: 3 warm-ups, 5 iterations)
  *   tools/jbang io-bound -p executor=virtual -p tasks=10000   (any JMH flag; yours win over the defaults)
  *
- * What you should see (ms/op; each at or just above its bound, never below). Measured on 2 cores, JDK 25, quick:
- *   fixed-8    3,164   63 rounds of 50 ms: the pool, not the CPU, is the limit
- *   fixed-200    161   3 rounds, plus starting 200 platform threads (its submit phase, reported beside the score)
- *   virtual       51   one round: all 500 sleep at once; a sleeping virtual thread is unmounted, on no carrier
- * The core count hardly matters here (the source's 8 cores gave ~3,150 / ~178 / ~54).
- * The gap grows with tasks: -p tasks=10000 measured fixed-200 2,539 ms (bound 2,500), virtual 59 ms.
+ * What you should see: ms/op at or just above each bound, never below; virtual near one round.
+ * Reference runs: data/reference-runs/snippets/S01-io-bound.md
  */

@@ -10,50 +10,21 @@ package unpinned.snippets;
 /*
  * S02: CPU-bound tasks on a core-sized pool and on virtual threads.
  *
- * The question: 500 tasks each hash bytes with SHA-256 (no waiting at all). Do virtual threads
- * finish them sooner than a fixed pool with one platform thread per core?
- *
- * The pitfall: virtual threads make waiting cheap, not computing fast. By default their carrier
- * pool has one thread per core, so CPU work gets exactly the cores it had before.
- *
- * The bound: P cores can't burn more than P CPU-seconds per second, so a batch that used C seconds
- * of CPU can't finish in less than C / P. JMH reports the wall time per batch; the snippet also
- * counts the CPU time the whole JVM used during each measured iteration (its process CPU time,
- * in the same fork, over the same window) and the batches it ran, so the bound comes from the
- * same warmed code as the measurement. An honest measurement can't beat it; being close to it
- * means the cores were busy with the batch and little else.
- * The source (a JMH instalment of a blog series, 8 cores, 500,000 updates per task) published
- * ~6,200 ms for a pool of 8 and ~6,350 ms for virtual threads.
+ * The question: 500 tasks each hash bytes with SHA-256, never waiting. Do virtual threads finish
+ * them sooner than a fixed pool with one platform thread per core?
+ * The bound: a batch that used C CPU-seconds can't finish in less than C / cores.
+ * The pitfall: virtual threads make waiting cheap, not computing fast.
  */
 
-import org.openjdk.jmh.annotations.AuxCounters;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.annotations.*;
 import org.openjdk.jmh.infra.Blackhole;
 import unpinned.running.JmhArgs;
 import unpinned.core.Profile;
-
 import java.lang.management.ManagementFactory;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.*;
+import java.util.concurrent.*;
 
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -61,6 +32,22 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class S02_CpuBoundSha256 {
+
+    /** Submits every hashing task, then consumes every digest. P cores burn at most P CPU-seconds a
+     *  second, so a batch that used C seconds of CPU can't finish in less than C / P (see CpuTime). */
+    @Benchmark
+    public void hashingTasksOnExecutor(Batch batch, CpuTime cpu, Blackhole bh)
+            throws InterruptedException, ExecutionException {
+        try (ExecutorService pool = newExecutor(batch.executor)) {
+            List<Future<byte[]>> digests = new ArrayList<>(batch.tasks);
+            for (int i = 0; i < batch.tasks; i++) {
+                int salt = i;
+                digests.add(pool.submit(() -> hash(batch.updates, salt)));
+            }
+            for (Future<byte[]> d : digests) bh.consume(d.get());
+        }
+        cpu.batchDone();
+    }
 
     /** The batch: who runs the tasks (a fixed pool with one platform thread per core, or a virtual thread per task). */
     @State(Scope.Benchmark)
@@ -79,6 +66,7 @@ public class S02_CpuBoundSha256 {
     /**
      * Per measured iteration: the JVM's CPU time since the iteration began, and the batches run. JMH
      * reports both next to the wall time ("cpuMicros" and "batches" in the JSON's secondary metrics).
+     * Read in the same fork over the same window, so the bound comes from the same warmed code.
      * Process CPU time ticks in 10 ms steps on Linux, so it is read over a whole iteration (about
      * 1 s x cores of CPU), never per batch.
      */
@@ -123,21 +111,6 @@ public class S02_CpuBoundSha256 {
         return sha.digest();
     }
 
-    /** Submits every hashing task, then consumes every digest. */
-    @Benchmark
-    public void hashingTasksOnExecutor(Batch batch, CpuTime cpu, Blackhole bh)
-            throws InterruptedException, ExecutionException {
-        try (ExecutorService pool = newExecutor(batch.executor)) {
-            List<Future<byte[]>> digests = new ArrayList<>(batch.tasks);
-            for (int i = 0; i < batch.tasks; i++) {
-                int salt = i;
-                digests.add(pool.submit(() -> hash(batch.updates, salt)));
-            }
-            for (Future<byte[]> d : digests) bh.consume(d.get());
-        }
-        cpu.batchDone();
-    }
-
     /** Refuses parameters the benchmark can't run, before any JVM is forked. */
     static void validate(Map<String, List<String>> params) {
         JmhArgs.requireOneOf(params, "executor", List.of("fixed-cores", "virtual"));
@@ -159,10 +132,6 @@ public class S02_CpuBoundSha256 {
  *   UNPINNED_PROFILE=full tools/jbang cpu-bound    (the source's 500,000 updates, 5 iterations)
  *   tools/jbang cpu-bound -p updates=200000        (any JMH flag; yours win over the defaults)
  *
- * What you should see (ms/op): fixed-cores and virtual within a few percent of each other, and which one
- * is ahead changes from run to run. Measured on 2 cores, JDK 25: quick (50,000 updates) 108.6 vs 106.0;
- * full size (500,000) 1,078 +- 168 vs 1,040 +- 82: ten times the updates, ten times the time.
- * The secondary metrics give the bound: cpuMicros / batches / 1,000 / cores is the CPU time per batch
- * spread over the cores, in ms; each executor's wall time sits at or a few percent above it.
- * The source's 8-core machine published ~6,200 vs ~6,350.
+ * What you should see: both executors within a few percent of each other and at or just above
+ * cpuMicros / batches / cores. Reference runs: data/reference-runs/snippets/S02-cpu-bound.md
  */

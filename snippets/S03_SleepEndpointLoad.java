@@ -9,26 +9,11 @@ package unpinned.snippets;
 /*
  * S03: a sleeping HTTP endpoint under load, on a pool of 50 platform threads and on virtual threads.
  *
- * The question: 500 users hammer GET /sleep (it blocks 100 ms, like a slow query) with no think
- * time, each sending its next request as soon as the previous one is answered (a closed loop,
- * as JMeter's thread groups do). How many requests per second does the server answer, and how
- * long does each user wait, when the handler runs on 50 platform threads or on virtual threads?
- *
- * The pitfall: a pool of 50 lets only 50 requests sleep at once; the other 450 queue. Adding
- * users then adds waiting, not throughput.
- *
- * Hypothesis (Little's law: requests in service = throughput x service time, so with S the
- * service time and at most min(users, threads) in service, throughput <= min(users, threads) / S;
- * in a closed loop each user then waits R = users / throughput per request):
- *   pool of 50  min(500, 50)  / 0.1 s =   500 req/s, R = 500 / 500 req/s = 1,000 ms
- *   virtual     min(500, 500) / 0.1 s = 5,000 req/s, R just above 100 ms
- * The source (sunwon12's pull request "virtual thread performance test results", Oct 2025: Spring Boot
- * on a laptop) published 479.1 and 3,921.6 req/s.
- *
- * Three JVMs, as in a real test: this one only orchestrates; the server (S04, alias sleep-server)
- * runs in its own JVM on 127.0.0.1 and reports its own CPU, memory and threads; the load
- * generator (S05, alias http-load) runs in another, warms up, then counts what completes inside
- * a measured window. Results go to results/s03-sleep-endpoint/ (or $UNPINNED_RESULTS).
+ * The question: 500 users in a closed loop hit GET /sleep (it blocks 100 ms). How many requests
+ * per second, and how long a wait, on a pool of 50 platform threads or on virtual threads?
+ * The bound (Little's law): throughput <= min(users, threads) / 0.1 s: 500 req/s for the pool
+ * (each user waits 1,000 ms), 5,000 req/s for virtual threads (just above 100 ms).
+ * The pitfall: a pool of 50 lets only 50 requests sleep at once; the other 450 queue.
  */
 
 import unpinned.core.Course;
@@ -37,7 +22,6 @@ import unpinned.experiments.EndpointLoad.SleepRun;
 import unpinned.core.Experiment;
 import unpinned.running.HttpLoad;
 import unpinned.running.ServerProcess;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,15 +30,9 @@ import java.util.Locale;
 public class S03_SleepEndpointLoad {
 
     /**
-     * Figures published by the source (Spring Boot 3.4.4, Tomcat; 500 users x 10, 100 ms sleep),
-     * the same numbers as data/published/vt-http-pr.csv (kept here so the snippet needs no CSV reader).
+     * One server against GET /sleep: start it in its own JVM (S04), load it from another (S05), stop it
+     * (also when interrupted). This JVM only orchestrates, as in a real test.
      */
-    record Published(String source, double throughput, double meanMs, double minMs, double maxMs, double stdDevMs) {}
-
-    static final Published PUBLISHED_POOL = new Published("Tomcat max 50 threads", 479.1, 977, 100, 1_141, 196.97);
-    static final Published PUBLISHED_VIRTUAL = new Published("spring.threads.virtual.enabled", 3_921.6, 105, 100, 177, 9.84);
-
-    /** One server against GET /sleep: start it in its own JVM, load it from another, stop it (also when interrupted). */
     static SleepRun measure(String mode, int pool, int users, int sleepMs, Duration warmUp, Duration measured) {
         try (ServerProcess server = EndpointLoad.start(mode, pool, sleepMs)) {
             System.out.printf(Locale.ROOT, "%n== %s: %s%n", mode, server);
@@ -65,6 +43,15 @@ public class S03_SleepEndpointLoad {
                     pub == null ? Double.NaN : pub.meanMs());
         }
     }
+
+    /**
+     * Figures published by the source (Spring Boot 3.4.4, Tomcat; 500 users x 10, 100 ms sleep),
+     * the same numbers as data/published/vt-http-pr.csv (kept here so the snippet needs no CSV reader).
+     */
+    record Published(String source, double throughput, double meanMs, double minMs, double maxMs, double stdDevMs) {}
+
+    static final Published PUBLISHED_POOL = new Published("Tomcat max 50 threads", 479.1, 977, 100, 1_141, 196.97);
+    static final Published PUBLISHED_VIRTUAL = new Published("spring.threads.virtual.enabled", 3_921.6, 105, 100, 177, 9.84);
 
     public static void main(String[] args) {
         Experiment.named("S03", "a sleeping endpoint under load, on a pool and on virtual threads", "s03-sleep-endpoint")
@@ -90,6 +77,7 @@ public class S03_SleepEndpointLoad {
                 servers == 1 ? "" : "s", Experiment.JVM_START_S, warmUp, window);
     }
 
+    /** Both servers in turn; results go to results/s03-sleep-endpoint/ (or $UNPINNED_RESULTS). */
     static EndpointLoad.SleepEndpoint sweep(Experiment.Args a) {
         int users = a.intCount("--users"), sleepMs = a.intCount("--sleep-ms"), pool = a.intCount("--pool");
         Duration warmUp = a.seconds("--warmup-s"), measured = a.seconds("--duration-s");
@@ -112,14 +100,8 @@ public class S03_SleepEndpointLoad {
  * How to run:
  *   tools/jbang sleep-endpoint                          (500 users, both servers; ~25 s quick, ~40 s full)
  *   tools/jbang sleep-endpoint --mode virtual --duration-s 20
- *   tools/jbang sleep-endpoint --mode pool --pool 100   (any size; published figures shown only for the source's set-up)
+ *   tools/jbang sleep-endpoint --mode pool --pool 100   (any size; published figures only for the source's set-up)
  *
- * What you should see (measured on 2 cores, JDK 25, quick profile):
- *   pool of 50  0.98-0.99 of its 500 req/s bound, mean ~1,000 ms (450 requests always queue), errors 0;
- *               the published run reached 0.96 (479.1 req/s).
- *   virtual     0.97-0.99 of 5,000 req/s, mean ~101-103 ms, errors 0; the published run reached 0.78
- *               (3,921.6 req/s: its load tool, Spring and Tomcat cost more CPU per request on one laptop).
- * The server's CPU per request shows what each request costs; the pool server keeps 50+ live
- * threads, the virtual one a handful (virtual threads are not counted as live platform threads).
- * Doubling --pool doubles the pool's bound and throughput; virtual threads need no such knob.
+ * What you should see: each server near its bound, errors 0; the pool's mean wait ~10 x virtual's.
+ * Reference runs: data/reference-runs/snippets/S03-sleep-endpoint.md
  */

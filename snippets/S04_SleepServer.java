@@ -9,25 +9,16 @@ package unpinned.snippets;
 /*
  * S04: the sleeping endpoint as a server of its own, for load tests from any tool.
  *
- * GET /sleep blocks for --sleep-ms (a stand-in for a slow database or remote call), then answers
- * "ok" with a Content-Length, keeping the connection open. The handler runs on a fixed pool of
- * --threads platform threads (--mode pool: at most that many requests sleep at once, the rest
- * queue) or on a new virtual thread per request (--mode virtual). The JDK's own HttpServer,
- * bound to 127.0.0.1 only.
- *
- * The pitfall it shows: with a pool, concurrency is capped by the pool, so by Little's law
- * throughput <= threads / sleep, however many clients wait. With virtual threads the cap is the
- * number of clients.
- *
- * Notebooks start it with ServerProcess (port 0, --control: commands on standard input, "stats"
- * for the process's own CPU, memory and threads). Standalone it runs until Ctrl-C.
+ * GET /sleep blocks --sleep-ms (a slow query's stand-in), then answers "ok", on a fixed pool of
+ * --threads platform threads (--mode pool) or a new virtual thread per request (--mode virtual).
+ * The bound (Little's law): throughput <= threads / sleep with a pool; clients / sleep with virtual.
+ * The pitfall: a pool caps concurrency, however many clients wait.
  */
 
 import unpinned.core.Cli;
 import unpinned.core.Profile;
 import unpinned.running.ServerControl;
 import unpinned.workloads.SleepServer;
-
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,14 +26,12 @@ import java.util.Map;
 import java.util.Set;
 
 public class S04_SleepServer {
-    static final String USAGE = """
-            usage: S04_SleepServer [--mode pool|virtual] [--threads N] [--sleep-ms N] [--port N] [--control]
-              --mode M       pool (fixed pool of platform threads) or virtual (a virtual thread per request); default virtual
-              --threads N    pool size for --mode pool, 1..10000 (default 50)
-              --sleep-ms N   how long each request sleeps, 0..60000 ms (default 100)
-              --port N       0 (any free port, printed) or 1..65535 (default 0)
-              --control      read commands on standard input (stats, stop); used by the course's ServerProcess""";
 
+    /**
+     * Starts SleepServer (the JDK's HttpServer on 127.0.0.1 only) and serves until Ctrl-C.
+     * Notebooks start it with ServerProcess: port 0, --control (commands on standard input,
+     * "stats" for the process's own CPU, memory and threads).
+     */
     public static void main(String[] args) throws Exception {
         Profile.announceOrExit("S04");
         Cli cli = Cli.orExit("S04", USAGE, args, Set.of("--mode", "--threads", "--sleep-ms", "--port"), Set.of("--control"));
@@ -70,17 +59,23 @@ public class S04_SleepServer {
             return own;
         }, server::close);
     }
+
+    static final String USAGE = """
+            usage: S04_SleepServer [--mode pool|virtual] [--threads N] [--sleep-ms N] [--port N] [--control]
+              --mode M       pool (fixed pool of platform threads) or virtual (a virtual thread per request); default virtual
+              --threads N    pool size for --mode pool, 1..10000 (default 50)
+              --sleep-ms N   how long each request sleeps, 0..60000 ms (default 100)
+              --port N       0 (any free port, printed) or 1..65535 (default 0)
+              --control      read commands on standard input (stats, stop); used by the course's ServerProcess""";
 }
 
 /*
  * How to run:
- *   tools/jbang sleep-server --mode virtual --port 8080            (until Ctrl-C)
- *   tools/jbang sleep-server --mode pool --threads 50 --port 8080
+ *   tools/jbang sleep-server --mode virtual --port 8080            (until Ctrl-C; or --mode pool --threads 50)
  * then, from another terminal, any load tool on loopback:
  *   wrk -t2 -c500 -d15s http://127.0.0.1:8080/sleep
  *   tools/jbang http-load --url http://127.0.0.1:8080/sleep --connections 500
  *
- * What you should see (2 cores, JDK 25, 500 connections, 100 ms):
- *   virtual   ~4,900 req/s with wrk or http-load (bound 5,000), latency ~101-102 ms
- *   pool 50   ~495 req/s (bound 500), latency ~1,000 ms: 450 requests always wait for a thread
+ * What you should see: each mode near its Little's-law bound; the pool's requests wait for a thread.
+ * Reference runs: data/reference-runs/snippets/S04-sleep-server.md
  */

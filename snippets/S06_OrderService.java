@@ -12,87 +12,29 @@
 package unpinned.snippets;
 
 /*
- * S06: one "order" service written three ways (chapter 02).
- *
- * GET /order?id=N looks up a price from a slow dependency (100 ms, like a remote call) and then the
- * stock from a fast one (10 ms, like a database query), and answers a small JSON document. The
- * same business steps, three ways:
- *   --impl pool      blocking code, a fixed pool of --threads platform threads (200: Tomcat's default)
- *   --impl virtual   the same blocking code, a new virtual thread per request
- *   --impl reactive  non-blocking code on Reactor Netty: Mono.delay instead of sleep, a few event loops
- * and a fourth, the classic mistake:
- *   --impl reactive-blocking  Reactor Netty, but the price comes from the blocking priceService
- *                             wrapped in Mono.fromCallable: it runs on, and blocks, an event loop
- * The blocking versions run on the JDK's HttpServer; the reactive ones on Reactor Netty's.
- *
- * The pitfall: "the dependencies are fast in-process fakes" can hide what real I/O costs. With
- * --deps http://127.0.0.1:PORT the two dependencies are real HTTP calls to a dependency-stub
- * (snippet S07): the JDK HttpClient for the blocking code, Reactor Netty's client for the reactive.
- *
- * Failures, for the stack-trace lesson: the stock service has no record for ids >= 1,000,000, so
- * /order?id=1000000 fails deep inside; the server answers 500 with the exception's stack trace as
- * text (a course server on loopback, not something to ship). &checkpoint=true adds Reactor's
- * checkpoint() to the reactive chain; --reactor-debug turns on Hooks.onOperatorDebug() for all.
- *
- * The question: with U users in a closed loop, how many orders per second? Little's law bounds every
- * version by min(U, concurrency) / 0.110 s, where concurrency is --threads for the pool and unbounded
- * for the other two; the CPU the machine has bounds all three too.
- *
- * Notebooks start it with ServerProcess (port 0, --control); standalone it runs until Ctrl-C.
+ * S06: one "order" service written three ways (chapter 02): GET /order?id=N asks a slow dependency
+ * (100 ms) for the price, then a fast one (10 ms) for the stock: blocking on a pool (--impl pool) or
+ * on virtual threads (virtual), non-blocking on Reactor Netty (reactive), and the classic mistake:
+ * a blocking call hidden in the chain (reactive-blocking). The bound (Little's law): min(users,
+ * concurrency) / 0.110 s, and the CPU. The pitfall: in-process fakes hide I/O (--deps: S07 over HTTP).
  */
 
 import com.sun.net.httpserver.HttpServer;
-import reactor.core.publisher.Hooks;
-import reactor.core.publisher.Mono;
+import reactor.core.publisher.*;
 import reactor.netty.DisposableServer;
-import reactor.netty.resources.ConnectionProvider;
-import reactor.netty.resources.LoopResources;
-import unpinned.core.Cli;
-import unpinned.workloads.OrderRules;
-import unpinned.workloads.OrderServer;
-import unpinned.core.Profile;
+import reactor.netty.resources.*;
+import unpinned.core.*;
 import unpinned.running.ServerControl;
-
+import unpinned.workloads.*;
 import java.io.IOException;
-import java.net.BindException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.*;
+import java.net.http.*;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.*;
+import java.util.concurrent.*;
 import java.util.concurrent.atomic.AtomicLong;
 
 public class S06_OrderService {
-    static final Duration SLOW = Duration.ofMillis(100);
-    static final Duration FAST = Duration.ofMillis(10);
-    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
-    static final AtomicLong HANDLED = new AtomicLong();
-    static final AtomicLong FAILED = new AtomicLong();
-    /** Where the real dependencies live (--deps), or null: simulated in-process. */
-    static URI deps;
-    static HttpClient blockingClient;
-    static reactor.netty.http.client.HttpClient reactiveClient;
-
-    static final String USAGE = """
-            usage: S06_OrderService [--impl pool|virtual|reactive|reactive-blocking] [--threads N] [--port N]
-                                    [--deps http://127.0.0.1:PORT] [--reactor-debug] [--control]
-              --impl I         pool (blocking, fixed pool), virtual (blocking, virtual thread per request),
-                               reactive (non-blocking, Reactor Netty) or reactive-blocking (Reactor Netty
-                               with a blocking call hidden in the chain); default virtual
-              --threads N      pool size for --impl pool, 1..10000 (default 200, Tomcat's default)
-              --port N         0 (any free port, printed) or 1..65535 (default 0)
-              --deps URL       call the dependencies over HTTP at URL (a dependency-stub on loopback)
-                               instead of simulating them in-process
-              --reactor-debug  Hooks.onOperatorDebug(): every reactive step records where it was assembled
-              --control        read commands on standard input (stats, stop); used by the course's ServerProcess""";
-
-    // ---------------------------------------------------------------- blocking: pool and virtual threads
 
     /** The order, blocking: each call waits, and the thread waits with it. */
     static String orderBlocking(long id) throws IOException, InterruptedException {
@@ -167,6 +109,38 @@ public class S06_OrderService {
         FAILED.incrementAndGet();
         return OrderServer.trace(e);
     }
+
+
+    // ---------------------------------------------------------------- settings and counters
+
+    /**
+     * Failures, for the stack-trace lesson: the stock service has no record for ids >= 1,000,000, so
+     * /order?id=1000000 fails deep inside; the server answers 500 with the stack trace as text (a course
+     * server on loopback, not something to ship). &checkpoint=true adds Reactor's checkpoint() to the
+     * reactive chain; --reactor-debug turns on Hooks.onOperatorDebug() for all.
+     */
+    static final Duration SLOW = Duration.ofMillis(100);
+    static final Duration FAST = Duration.ofMillis(10);
+    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
+    static final AtomicLong HANDLED = new AtomicLong();
+    static final AtomicLong FAILED = new AtomicLong();
+    /** Where the real dependencies live (--deps), or null: simulated in-process. */
+    static URI deps;
+    static HttpClient blockingClient;
+    static reactor.netty.http.client.HttpClient reactiveClient;
+
+    static final String USAGE = """
+            usage: S06_OrderService [--impl pool|virtual|reactive|reactive-blocking] [--threads N] [--port N]
+                                    [--deps http://127.0.0.1:PORT] [--reactor-debug] [--control]
+              --impl I         pool (blocking, fixed pool), virtual (blocking, virtual thread per request),
+                               reactive (non-blocking, Reactor Netty) or reactive-blocking (Reactor Netty
+                               with a blocking call hidden in the chain); default virtual
+              --threads N      pool size for --impl pool, 1..10000 (default 200, Tomcat's default)
+              --port N         0 (any free port, printed) or 1..65535 (default 0)
+              --deps URL       call the dependencies over HTTP at URL (a dependency-stub on loopback)
+                               instead of simulating them in-process
+              --reactor-debug  Hooks.onOperatorDebug(): every reactive step records where it was assembled
+              --control        read commands on standard input (stats, stop); used by the course's ServerProcess""";
 
     // ---------------------------------------------------------------- the servers
 
@@ -282,14 +256,10 @@ public class S06_OrderService {
 /*
  * How to run:
  *   tools/jbang order-service --impl reactive --port 8080          (until Ctrl-C)
- *   curl 'http://127.0.0.1:8080/order?id=42'
  *   tools/jbang http-load --url 'http://127.0.0.1:8080/order?id=42' --connections 1000
  *   curl 'http://127.0.0.1:8080/order?id=1000000'                (a failure: the 500 body is its stack trace)
- *   wrk -t2 -c1000 -d10s 'http://127.0.0.1:8080/order?id=42'
  *   tools/jbang dependency-stub --port 8081 & tools/jbang order-service --deps http://127.0.0.1:8081
  *
- * What you should see (2 cores, JDK 25): every version answers in ~110 ms when lightly loaded; under
- * load the pool of 200 stops at ~200 / 0.110 s = 1,800 orders/s, while virtual threads and Reactor keep
- * rising until the two cores are busy; reactive-blocking stops near (event loops) / 0.100 s, about 40
- * orders/s on a small machine. Chapter 02 measures where each bends.
+ * What you should see: ~110 ms per order when lightly loaded; under load each version bends at its own
+ * bound. Reference runs: data/reference-runs/snippets/S06-order-service.md
  */

@@ -14,14 +14,8 @@ package unpinned.snippets;
  *
  *   GET /price?id=N   answers the price after --slow-ms (100 ms: a remote API)
  *   GET /stock?id=N   answers the stock after --fast-ms (10 ms: a database query); 404 for ids >= 1,000,000
- *
- * The pitfall it removes: an order service whose dependencies are Thread.sleep or Mono.delay in its
- * own JVM never opens a socket, never parses a response, never waits on a connection pool. With this
- * stub (S06 --deps http://127.0.0.1:PORT) every order makes two real HTTP calls on loopback, so the
- * blocking and the non-blocking clients do real I/O, and the CPU they cost shows in the measurements.
- *
- * The stub itself must not be the bottleneck: it never blocks a thread (Reactor Netty, Mono.delay), so
- * thousands of calls can wait at once on a few event loops.
+ * The bound: each call answers after its delay, however many wait at once.
+ * The pitfall it removes: dependencies faked in-process never open a socket nor parse a response.
  */
 
 import reactor.core.publisher.Mono;
@@ -30,15 +24,23 @@ import reactor.netty.http.server.HttpServerResponse;
 import unpinned.core.Cli;
 import unpinned.core.Profile;
 import unpinned.running.ServerControl;
-
 import java.net.URI;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.Set;
+import java.util.*;
 import java.util.concurrent.atomic.AtomicLong;
 
 public class S07_DependencyStub {
+
+    /**
+     * Answers {@code body} after {@code delay}, without holding a thread while it waits (Reactor Netty,
+     * Mono.delay): thousands of calls wait at once on a few event loops, so the stub is never the bottleneck.
+     * With S06 --deps every order makes two real loopback calls, and the clients' CPU shows.
+     */
+    static Mono<Void> answerLater(HttpServerResponse response, Duration delay, String body) {
+        CALLS.incrementAndGet();
+        return response.header("Content-Type", "text/plain").sendString(Mono.delay(delay).map(tick -> body)).then();
+    }
+
     static final long ITEMS = 1_000_000; // as in S06: ids beyond have no stock record
     static final AtomicLong CALLS = new AtomicLong();
 
@@ -48,12 +50,6 @@ public class S07_DependencyStub {
               --fast-ms MS  delay of GET /stock, 0..60000 (default 10)
               --port N      0 (any free port, printed) or 1..65535 (default 0)
               --control     read commands on standard input (stats, stop); used by the course's ServerProcess""";
-
-    /** Answers {@code body} after {@code delay}, without holding a thread while it waits. */
-    static Mono<Void> answerLater(HttpServerResponse response, Duration delay, String body) {
-        CALLS.incrementAndGet();
-        return response.header("Content-Type", "text/plain").sendString(Mono.delay(delay).map(tick -> body)).then();
-    }
 
     static long id(String uri) {
         String query = URI.create(uri).getRawQuery();
@@ -116,7 +112,6 @@ public class S07_DependencyStub {
  *   curl 'http://127.0.0.1:8081/price?id=42'                       (after 100 ms: 52.0)
  *   tools/jbang order-service --impl virtual --port 8080 --deps http://127.0.0.1:8081
  *
- * What you should see: each call answers after its delay, however many wait at once; an order
- * service using it takes ~110 ms per order plus two loopback round trips, and spends more CPU per
- * order than with simulated dependencies (two HTTP exchanges more).
+ * What you should see: each call answers after its delay; an order takes ~110 ms plus two round trips.
+ * Reference runs: data/reference-runs/snippets/S07-dependency-stub.md
  */

@@ -11,23 +11,20 @@ package unpinned.snippets;
 /*
  * S08: the order service (S06) with BlockHound watching its non-blocking threads.
  *
- * The pitfall: a blocking call inside a reactive chain compiles, runs and passes every functional
- * test; it only shows under load, when the few event loops that serve every connection sit blocked
- * and throughput collapses to (event loops) / (blocking time). S06's reactive-blocking variant does
- * exactly that: Mono.fromCallable(() -> priceService(id)) looks reactive, but without subscribeOn it
- * runs Thread.sleep on the event loop that subscribed to it.
- *
- * BlockHound (io.projectreactor.tools:blockhound, a Java agent installed at start-up) instruments the
- * JDK's blocking methods (sleep, socket reads, locks...) and throws BlockingOperationError when one runs
- * on a thread marked non-blocking: Reactor's parallel schedulers and Netty's event loops. The order
- * fails on its first request, with the offending call in the stack trace, long before any load test.
- *
- * Every option of S06 works here; BlockHound is installed before the server starts.
+ * The question: does the order chain block an event loop? BlockHound answers on the first request.
+ * The bound: a blocked event loop caps throughput at (event loops) / (blocking time).
+ * The pitfall: Mono.fromCallable(() -> priceService(id)) without subscribeOn looks reactive, passes
+ * every functional test, and runs Thread.sleep on the event loop that subscribed to it.
  */
 
 import reactor.blockhound.BlockHound;
 
 public class S08_OrderServiceBlockHound {
+    /**
+     * BlockHound (a Java agent installed at start-up) instruments the JDK's blocking methods (sleep, socket
+     * reads, locks...) and throws BlockingOperationError when one runs on a thread marked non-blocking:
+     * Reactor's parallel schedulers and Netty's event loops. Every option of S06 works here.
+     */
     public static void main(String[] args) throws Exception {
         BlockHound.install(); // loads the agent; from now on a blocking call on a non-blocking thread throws
         System.out.println("BlockHound installed: blocking calls on event loops and parallel schedulers throw");
@@ -40,8 +37,6 @@ public class S08_OrderServiceBlockHound {
  *   tools/jbang order-service-blockhound --impl reactive-blocking --port 8080      (until Ctrl-C)
  *   curl -i 'http://127.0.0.1:8080/order?id=42'
  *
- * What you should see: HTTP 500 and a stack trace that starts with
- *   reactor.blockhound.BlockingOperationError: Blocking call! java.lang.Thread.sleep...
- * and names S06_OrderService.priceService and the event-loop thread (reactor-http-epoll-N or -nio-N).
- * The same request to --impl reactive answers 200: Mono.delay waits without blocking anything.
+ * What you should see: HTTP 500 with a BlockingOperationError naming S06_OrderService.priceService;
+ * --impl reactive answers 200. Reference runs: data/reference-runs/snippets/S08-order-service-blockhound.md
  */

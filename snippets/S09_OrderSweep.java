@@ -8,38 +8,54 @@ package unpinned.snippets;
 /*
  * S09: chapter 02's experiment in one command: the order service three ways under rising load.
  *
- * The question: an order calls a 100 ms dependency, then a 10 ms one. With U users in a closed loop,
- * how many orders per second does each version serve: blocking code on a pool of 200 platform
- * threads (Tomcat's default), the same code on virtual threads, and Reactor Netty?
- *
- * The pitfall: one bound is not enough. Little's law caps each version at min(U, concurrency) / 0.110 s
- * (1,818 orders/s for the pool of 200, U / 0.110 s for the others); the machine's cores cap everything
- * at cores / (CPU seconds one order costs the server, the load generator and any dependency). On a
- * small machine the second one bites first, for every implementation; that is also why published
- * figures at 5,000 and 10,000 users sit far below U / 0.110 s.
- *
- * Each implementation runs in its own JVM (S06, alias order-service) on 127.0.0.1, the load generator
- * in another (S05, alias http-load); this JVM orchestrates and samples the server's own CPU, memory
- * and threads at the edges of each measured window. With --deps, a dependency stub (S07) serves the
- * two dependencies over real HTTP and its CPU counts too. Results go to results/s09-order-sweep/.
- *
- * Chapter 06 sweeps the same endpoint in Spring Boot (S22, alias spring-order-service), the comparison
- * article's two stacks: --impl spring-mvc-virtual (Spring MVC, a virtual thread per request), --impl
- * spring-webflux (Spring WebFlux on Reactor Netty), or --impl spring for both. Neither caps concurrency,
- * so Little's law is U / 0.110 s for both; the CPU bound is what separates them.
+ * The question: with U users in a closed loop, how many orders (100 ms + 10 ms dependencies) per
+ * second does each version serve: a pool of 200 platform threads, virtual threads, Reactor Netty?
+ * The bounds: Little's law, min(U, concurrency) / 0.110 s (1,818 orders/s for the pool of 200), and
+ * cores / (CPU seconds one order costs the server, the load generator and any dependency).
+ * The pitfall: one bound is not enough; on a small machine the CPU bound bites first, for every version.
  */
 
 import unpinned.core.Experiment;
 import unpinned.experiments.OrderSweep;
 import unpinned.core.Published;
 import unpinned.running.ServerProcess;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 public class S09_OrderSweep {
+
+    /**
+     * Each implementation in turn, each level measured in its own window; the rows carry both bounds. Each
+     * server runs in its own JVM (S06; chapter 06's Spring Boot stacks are S22), the load generator in another
+     * (S05); this JVM samples the server's CPU, memory and threads at the edges of each window. With --deps a
+     * stub (S07) serves the dependencies over real HTTP and its CPU counts too.
+     */
+    static OrderSweep.Sweep sweep(Experiment.Args a) {
+        boolean deps = a.flag("--deps");
+        List<Integer> levels = OrderSweep.levelsThatFit(a.counts("--users"), deps, System.out);
+        if (levels.isEmpty()) throw new Experiment.RunFailed("no user level fits this process's open-files limit");
+        OrderSweep.Plan defaults = OrderSweep.Plan.of(a.profile());
+        OrderSweep.Plan plan = new OrderSweep.Plan(levels, a.seconds("--warmup-s"), defaults.warmUp(),
+                a.seconds("--duration-s"), a.intCount("--pool"));
+        System.out.printf(Locale.ROOT, "order service (100 ms + 10 ms dependencies%s), users %s, closed loop on"
+                        + " 127.0.0.1; warm-up %.1f s, measured %.1f s per level, %d cores%n",
+                deps ? ", real HTTP to a stub" : ", simulated", levels, plan.firstWarmUp().toMillis() / 1e3,
+                plan.measured().toMillis() / 1e3, Runtime.getRuntime().availableProcessors());
+        List<OrderSweep.Row> rows = new ArrayList<>();
+        try (ServerProcess stub = deps ? ServerProcess.start(OrderSweep.STUB) : null) {
+            for (String impl : OrderSweep.implementations(a.oneOf("--impl"))) {
+                System.out.printf("%n== %s%n", impl);
+                rows.addAll(deps ? OrderSweep.run(impl, plan, List.of(stub), "--deps", stub.uri().toString())
+                        : OrderSweep.run(impl, plan, List.of()));
+            }
+        }
+        System.out.println();
+        return new OrderSweep.Sweep(deps ? "http stub" : "simulated", plan.poolThreads(),
+                plan.firstWarmUp().toMillis() / 1e3, plan.measured().toMillis() / 1e3, rows);
+    }
+
     public static void main(String[] args) {
         Experiment.named("S09", "the order service three ways under rising load", "s09-order-sweep")
                 .oneOf("--impl", "all", List.of("pool", "virtual", "reactive", "all", "spring-mvc-virtual",
@@ -70,31 +86,6 @@ public class S09_OrderSweep {
                         + " level%s x window %,.1f s + %d x %,.1f s between levels)", impls, impls == 1 ? "" : "s",
                 start, warmUp, levels, levels == 1 ? "" : "s", window, levels - 1, between);
     }
-
-    /** Each implementation in turn, each level measured in its own window; the rows carry both bounds. */
-    static OrderSweep.Sweep sweep(Experiment.Args a) {
-        boolean deps = a.flag("--deps");
-        List<Integer> levels = OrderSweep.levelsThatFit(a.counts("--users"), deps, System.out);
-        if (levels.isEmpty()) throw new Experiment.RunFailed("no user level fits this process's open-files limit");
-        OrderSweep.Plan defaults = OrderSweep.Plan.of(a.profile());
-        OrderSweep.Plan plan = new OrderSweep.Plan(levels, a.seconds("--warmup-s"), defaults.warmUp(),
-                a.seconds("--duration-s"), a.intCount("--pool"));
-        System.out.printf(Locale.ROOT, "order service (100 ms + 10 ms dependencies%s), users %s, closed loop on"
-                        + " 127.0.0.1; warm-up %.1f s, measured %.1f s per level, %d cores%n",
-                deps ? ", real HTTP to a stub" : ", simulated", levels, plan.firstWarmUp().toMillis() / 1e3,
-                plan.measured().toMillis() / 1e3, Runtime.getRuntime().availableProcessors());
-        List<OrderSweep.Row> rows = new ArrayList<>();
-        try (ServerProcess stub = deps ? ServerProcess.start(OrderSweep.STUB) : null) {
-            for (String impl : OrderSweep.implementations(a.oneOf("--impl"))) {
-                System.out.printf("%n== %s%n", impl);
-                rows.addAll(deps ? OrderSweep.run(impl, plan, List.of(stub), "--deps", stub.uri().toString())
-                        : OrderSweep.run(impl, plan, List.of()));
-            }
-        }
-        System.out.println();
-        return new OrderSweep.Sweep(deps ? "http stub" : "simulated", plan.poolThreads(),
-                plan.firstWarmUp().toMillis() / 1e3, plan.measured().toMillis() / 1e3, rows);
-    }
 }
 
 /*
@@ -104,10 +95,6 @@ public class S09_OrderSweep {
  *   tools/jbang order-sweep --deps --users 500                  (real HTTP dependencies)
  *   tools/jbang order-sweep --impl spring --deps --users 500,1000   (chapter 06: Spring MVC on VTs vs WebFlux)
  *
- * What you should see (2 cores, JDK 25): the pool of 200 flat at ~1,800 orders/s from 500 users on
- * (Little's law: 200 / 0.110 s); virtual threads and Reactor at ~U / 0.110 s until the two cores run
- * out, then at their CPU bound, both well above 3x the pool at 2,000 users; each line's "x the lower
- * bound" at or under 1.00. --impl spring at 200 users with --deps (after 20 s of warm-up): Spring MVC on
- * virtual threads ~1,080 orders/s at its CPU bound (~1,300 µs of server CPU per order), WebFlux ~1,690
- * (~350 µs); chapter 02's virtual threads and Reactor Netty spend ~750 and ~620 µs (8 s of warm-up).
+ * What you should see: the pool flat at its Little's-law bound, the others rising to their CPU bound;
+ * each "x the lower bound" at or under 1.00. Reference runs: data/reference-runs/snippets/S09-order-sweep.md
  */

@@ -9,27 +9,17 @@ package unpinned.snippets;
 /*
  * S10: what it costs to hold a thread.
  *
- * The question: N threads each call D methods deep and then block, as a request handler does while it
- * waits for a database. How long does it take to start them all until all are blocked, and how much
- * heap and resident memory does each blocked thread hold, for virtual and for platform threads?
- *
- * The pitfall: a thread's cost is its stack, not its object. A platform thread is an OS thread with a
- * stack reserved up front (1 MB by default, -Xss) of which the touched pages stay resident, so the OS
- * and the RAM cap how many can wait at once. A blocked virtual thread has no OS thread: its frames are
- * copied into a stack chunk on the heap, so its cost grows with the depth it blocked at, and the heap
- * (-Xmx, 3 GB here) is the cap. Neither is free: a million blocked virtual threads are about a
- * gigabyte of heap.
- *
- * One JVM per run. Warm-up rounds of the same kind go first, so class loading, the JIT and the
- * virtual threads' carrier pool are not charged to the measured threads. Heap is read after full GCs
- * (live objects only); RSS is the whole process's resident memory (/proc/self/status), so it also
- * moves with the heap the GC keeps committed. Results go to results/s10-thread-cost/.
+ * The question: N threads each call D methods deep and then block, as a handler waiting for a
+ * database does. How long to start them all until all are blocked, and how much heap and resident
+ * memory does each blocked thread hold, virtual or platform?
+ * The bound: a platform thread is an OS thread (the OS and RAM cap them); a blocked virtual thread's
+ * frames are a stack chunk on the heap, so -Xmx caps them, and its cost grows with depth.
+ * The pitfall: a thread's cost is its stack, not its object; a million virtual threads are ~1 GB.
  */
 
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.experiments.ThreadCost;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -40,14 +30,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S10_ThreadCost {
-    static final int VIRTUAL_MAX = 2_000_000;
-    static final Duration BUDGET = Duration.ofMinutes(10);
-
-    /** The first thing that went wrong in a thread; checked by the main thread at every step. */
-    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
-    static volatile long sink;
-    /** Threads started and not yet joined, for the notebook's live chart. */
-    static final AtomicInteger ALIVE = new AtomicInteger();
 
     /**
      * Recurses {@code depth} frames, then blocks. Each frame keeps a value that is used after the call returns,
@@ -62,6 +44,16 @@ public class S10_ThreadCost {
         }
         return Long.rotateLeft(descend(depth - 1, parked, release), 1) ^ here;
     }
+
+    static final int VIRTUAL_MAX = 2_000_000;
+    static final Duration BUDGET = Duration.ofMinutes(10);
+
+    /** The first thing that went wrong in a thread; checked by the main thread at every step. */
+    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
+    static volatile long sink;
+    /** Threads started and not yet joined, for the notebook's live chart. */
+    static final AtomicInteger ALIVE = new AtomicInteger();
+
 
     record Round(Thread[] threads, int started, CountDownLatch release, double startSeconds) {}
 
@@ -133,7 +125,12 @@ public class S10_ThreadCost {
                 .run(args, S10_ThreadCost::measure);
     }
 
-    /** Warm-up, a baseline, N threads blocked at depth D, heap and RSS while they wait, then their release. */
+    /**
+     * Warm-up, a baseline, N threads blocked at depth D, heap and RSS while they wait, then their release. One
+     * JVM per run; warm-up rounds of the same kind go first, so class loading, the JIT and the carrier pool are
+     * not charged to the measured threads. Heap is read after full GCs (live objects only); RSS is the whole
+     * process's (/proc/self/status), so it also moves with the heap the GC keeps committed.
+     */
     static ThreadCost.Run measure(Experiment.Args a) throws InterruptedException {
         String kind = a.oneOf("--kind");
         int n = threads(a), depth = a.intCount("--depth");
@@ -238,12 +235,6 @@ public class S10_ThreadCost {
  *   tools/jbang thread-cost --depth 1000                           (the heap per thread grows with depth)
  *   tools/jbang thread-cost --kind platform --threads 5000         (the cap: each is an OS thread)
  *
- * What you should see (2 cores, JDK 25, -Xmx3g):
- *   virtual, depth 10   ~1 KB of heap per blocked thread at 10,000, 100,000 and 1,000,000 threads (the stack
- *                       chunk is ~700 B of it); a million start and block in ~1.5-3 s, over half of it young GCs
- *                       copying the chunks; 9 platform threads live throughout
- *   virtual, deeper     heap per thread grows ~25 B a frame: ~3.2 KB at depth 100, ~26 KB at depth 1,000
- *   platform, depth 10  ~260 B of heap but ~15-20 KB of RSS per thread (stack pages, the JVM's and the OS's
- *                       per-thread structures); 1,000 start in ~0.1 s, 5,000 in ~0.7 s; one OS thread each
- * RSS per virtual thread tracks its heap plus whatever head-room the GC keeps committed, so it is noisier.
+ * What you should see: ~1 KB of heap per blocked virtual thread at depth 10, growing with depth; a platform
+ * thread costs little heap but ~15-20 KB of RSS. Reference runs: data/reference-runs/snippets/S10-thread-cost.md
  */

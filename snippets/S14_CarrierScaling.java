@@ -9,23 +9,11 @@ package unpinned.snippets;
 /*
  * S14: the same batch of virtual threads on 1, 2, 4... carriers.
  *
- * The question: virtual threads run on carriers, the platform threads of one ForkJoinPool (one per core by
- * default). Does a batch finish sooner with more carriers? Two batches of N virtual threads: each sleeps S ms
- * (I/O-bound), or each computes for W ms (CPU-bound: a hash loop whose result is used).
- *
- * The bounds: a sleeping virtual thread leaves its carrier, so the I/O batch takes at least one sleep, S ms, and
- * one carrier gets close. The CPU batch needs its CPU time: at least cpu / min(P, cores). Carriers beyond the
- * cores add nothing; two carriers on two cores halve the CPU batch, never the I/O batch.
- *
- * The pitfalls: the JVM reads the scheduler's properties once, at its first virtual thread, and ignores a later
- * setting: main sets them first and checks the pool it got. The pool adds a spare carrier while a virtual thread
- * is in a managed blocking call (jdk.internal.misc.Blocker: JDK 21's Object.wait and file reads, a process pipe on
- * both; never for a pinned thread): maxPoolSize = P forbids that too. The process's CPU time (JIT, GC, main too) comes
- * in 10 ms ticks, so on one carrier its bound can sit a few % above the wall time; the carriers' own CPU time
- * gives the strict bound, shown beside it. Other processes take cores from the carriers: the machine's CPU time
- * (Linux's /proc/stat) is read around each batch too, and the cores others used are kept with the batches. The
- * hash loop's speed is measured first to size each task, and warm-up batches go first. One carrier count per JVM.
- * Results go to results/s14-carrier-scaling/.
+ * The question: does a batch of N virtual threads finish sooner with more carriers, when each sleeps
+ * S ms (I/O-bound) or computes for W ms (CPU-bound: a hash loop whose result is used)?
+ * The bounds: the I/O batch takes at least S ms (a sleeper leaves its carrier); the CPU batch at least
+ * cpu / min(P, cores). Two carriers on two cores halve the CPU batch, never the I/O batch.
+ * The pitfall: the scheduler reads its properties once, at the first virtual thread (set them first).
  */
 
 import unpinned.experiments.CarrierScaling;
@@ -34,7 +22,6 @@ import unpinned.workloads.Carriers;
 import unpinned.core.Busy;
 import unpinned.core.Experiment;
 import unpinned.workloads.Work;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -44,8 +31,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S14_CarrierScaling {
-    /** The first thing that went wrong in a task. */
-    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
 
     /** Starts {@code n} virtual threads running {@code task} and waits for them all, within {@code timeout}. */
     static Batch batch(Runnable task, int n, Duration timeout, ForkJoinPool pool) throws InterruptedException {
@@ -105,6 +90,10 @@ public class S14_CarrierScaling {
         };
     }
 
+    /** The first thing that went wrong in a task. */
+    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
+
+
     public static void main(String[] args) {
         int cores = Runtime.getRuntime().availableProcessors();
         Experiment.named("S14", "the same batches of virtual threads on P carriers", "s14-carrier-scaling")
@@ -121,7 +110,14 @@ public class S14_CarrierScaling {
                 .run(args, S14_CarrierScaling::measure);
     }
 
-    /** Each kind of batch on P carriers: warm-ups, then the measured batches, with their bounds. */
+    /**
+     * Each kind of batch on P carriers: warm-ups, then the measured batches, with their bounds. One carrier count
+     * per JVM. The pool adds a spare carrier during a managed blocking call (jdk.internal.misc.Blocker: JDK 21's
+     * Object.wait and file reads, a process pipe on both; never for a pinned thread): maxPoolSize = P forbids it.
+     * The process's CPU time (JIT, GC, main too) comes in 10 ms ticks, so on one carrier its bound can sit a few %
+     * above the wall; the carriers' own CPU time gives the strict bound, beside it. The machine's CPU time
+     * (/proc/stat) is read around each batch, so the cores other processes took are kept with the batches.
+     */
     static CarrierScaling.Run measure(Experiment.Args a) throws InterruptedException {
         int p = a.intCount("--carriers"), tasks = a.intCount("--tasks"), sleepMs = a.intCount("--sleep-ms");
         int warmUps = a.intCount("--warmups"), reps = a.intCount("--reps");
@@ -163,11 +159,6 @@ public class S14_CarrierScaling {
  *   tools/jbang carrier-scaling --carriers 4 --kind cpu            (more carriers than cores)
  *   tools/jbang carrier-scaling --carriers 1 --kind io --tasks 100000
  *
- * What you should see (2 cores, JDK 25 and 21; quick profile, ~2.5-3 s a run):
- *   I/O  100 x 50 ms: ~52-54 ms on 1 carrier and on 2 (1.04-1.08 x the bound): the carriers hardly matter.
- *   CPU  100 x ~2 ms: ~203 ms on 1 carrier, ~102-105 ms on 2: a speed-up of ~1.94-1.99 (median batches; 1.97-2.00
- *        from the fastest), each at 1.00-1.03 x the carriers' CPU / min(carriers, cores). The process's CPU
- *        (~205-220 ms a batch) puts the wall on 1 carrier at ~0.97-0.99 x its bound. A busy machine: less speed-up.
- *   Full profile (1,000 tasks of ~1 ms, 100 ms sleeps): CPU ~1,013 ms on 1 carrier, ~509 ms on 2 and the same
- *        on 4 (two cores); I/O ~102-105 ms on all three.
+ * What you should see: I/O batches at ~1.05 x one sleep on any carriers; CPU batches at their CPU bound, twice
+ * as fast on 2 carriers as on 1. Reference runs: data/reference-runs/snippets/S14-carrier-scaling.md
  */

@@ -8,25 +8,11 @@ package unpinned.snippets;
 /*
  * S15: virtual threads are not time-sliced.
  *
- * The question: K "hogs" compute for H ms without ever blocking, one per core. Meanwhile a latency-sensitive
- * "ping" thread sleeps 10 ms again and again and notes how late it woke. How late is it while the hogs run,
- * when all of them are virtual threads, and when all are platform threads?
- *
- * The prediction: the OS time-slices platform threads: a thread that wakes gets a core within a few ms even
- * when every core is busy (Linux favours a thread that slept). The virtual-thread scheduler does not: a virtual
- * thread keeps its carrier until it blocks or ends. With a hog on every carrier, the ping, asleep when the hogs
- * start, wakes to find no free carrier and waits until a hog ends: it is late by about H minus the part of its
- * sleep before the hogs began (H - 10 ms here), however short its own work.
- *
- * The pitfalls: the experiment has to take every carrier. The scheduler's parallelism is set to the cores
- * explicitly (System.setProperty before the first virtual thread, which is when the JVM reads it), so a
- * -Djdk.virtualThreadScheduler.parallelism from elsewhere can't leave a carrier free, and maxPoolSize to the
- * cores too: a hog never blocks, so it gets no spare carrier, and maxPoolSize = P keeps one from appearing for
- * any managed blocking call (jdk.internal.misc.Blocker, e.g. JDK 21's Object.wait), which would serve the ping.
- * And the ping must be asleep when the hogs start, or it could be the one running when they arrive: it
- * signals the main thread just before one sleep, and the main thread starts the hogs then. Each hog checks
- * System.nanoTime against its deadline and its interrupt flag between chunks of work, so it can be stopped.
- * One kind per JVM. Results go to results/s15-no-time-slicing/.
+ * The question: K "hogs" compute for H ms without blocking, one per core, while a "ping" thread
+ * sleeps 10 ms again and again. How late does the ping wake while the hogs run, virtual or platform?
+ * The prediction: the OS time-slices platform threads (a woken one gets a core within ms); a virtual
+ * thread keeps its carrier until it blocks or ends, so the ping waits about H - 10 ms for a hog to end.
+ * The pitfall: the experiment must take every carrier, and the ping must be asleep when hogs start.
  */
 
 import unpinned.workloads.Carriers;
@@ -34,7 +20,6 @@ import unpinned.core.Experiment;
 import unpinned.experiments.NoTimeSlicing;
 import unpinned.core.Protocol;
 import unpinned.workloads.Work;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -44,11 +29,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S15_NoTimeSlicing {
-    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
 
     /**
      * The latency-sensitive thread: sleeps {@code everyMs} {@code n} times, noting when each sleep should have
-     * ended and when it did; just before sleep number {@code baseline} it lets the main thread start the hogs.
+     * ended and when it did; just before sleep number {@code baseline} it lets the main thread start the hogs,
+     * so it is asleep when they arrive (awake, it could be the one running then).
      */
     static Thread ping(Thread.Builder builder, int n, int everyMs, int baseline, long[] intended, long[] woke,
                        CountDownLatch hogsGo) {
@@ -85,6 +70,9 @@ public class S15_NoTimeSlicing {
         });
     }
 
+    static final AtomicReference<Throwable> FAILURE = new AtomicReference<>();
+
+
     public static void main(String[] args) {
         int cores = Runtime.getRuntime().availableProcessors();
         Experiment.named("S15", "virtual threads are not time-sliced", "s15-no-time-slicing")
@@ -101,7 +89,12 @@ public class S15_NoTimeSlicing {
                 .run(args, S15_NoTimeSlicing::measure);
     }
 
-    /** One kind: the ping alone, then with a hog on every carrier (or core), then alone again. */
+    /**
+     * One kind per JVM: the ping alone, then with a hog on every carrier (or core), then alone again. Parallelism
+     * is set to the cores before the first virtual thread (when the JVM reads it), so a -D from elsewhere can't
+     * leave a carrier free; maxPoolSize too, so no managed blocking call (jdk.internal.misc.Blocker, e.g. JDK 21's
+     * Object.wait) adds a spare carrier that would serve the ping.
+     */
     static NoTimeSlicing.Run measure(Experiment.Args a) throws InterruptedException {
         int cores = Runtime.getRuntime().availableProcessors(), hogMs = a.intCount("--hog-ms");
         int everyMs = a.intCount("--ping-every-ms"), n = NoTimeSlicing.pingCount(a), hogCount = a.intCount("--hogs");
@@ -149,11 +142,6 @@ public class S15_NoTimeSlicing {
  *   tools/jbang no-time-slicing --kind virtual --hogs 1       (a carrier stays free: the ping is on time)
  *   tools/jbang no-time-slicing --kind virtual --hog-ms 2000  (the ping waits as long as the hogs compute)
  *
- * What you should see (2 cores, JDK 25 and 21, quick profile: 2 hogs of 500 ms, a ping every 10 ms, ~2 s a run):
- *   virtual   before the hogs the ping wakes ~0.2-0.3 ms late (median); the one ping due while they run wakes
- *             ~491 ms late (0.98 x the hog's 500 ms: it waited for a hog to end); after them ~0.2 ms again.
- *   platform  before ~0.1 ms; ~49 pings while the hogs run, median ~0.1 ms, the worst 0.1-4 ms late (the OS
- *             gives the woken ping a core at once); after ~0.1 ms.
- *   --hogs 1 (virtual): the worst ~2 ms: a carrier stays free. --hogs 4 (virtual): ~990 ms, as the two hogs
- *             queued for a carrier ran before the ping. --hog-ms 2000: ~1,990 ms (virtual), ~3 ms (platform).
+ * What you should see: the virtual ping ~0.98 x H late while the hogs run, the platform ping a few ms at
+ * worst. Reference runs: data/reference-runs/snippets/S15-no-time-slicing.md
  */

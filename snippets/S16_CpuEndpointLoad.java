@@ -9,29 +9,10 @@ package unpinned.snippets;
  * S16: a CPU-bound HTTP endpoint under load, on Tomcat's default pool of 200 platform threads and on
  * virtual threads (the seminar write-up's test 2, CPU endpoint, scaled to a small machine).
  *
- * The question: GET /cpu?n=N adds up 1..N twice and never blocks. U users hammer it in a closed loop.
+ * The question: GET /cpu?n=N adds up 1..N twice and never blocks; U users hammer it in a closed loop.
  * How many requests per second does each server answer?
- *
- * What limits it: the cores. Each request costs c CPU seconds (server, plus the load generator on the same
- * machine), so throughput can reach at most (cores - cores busy elsewhere) / c, whatever the threads. That
- * figure is computed from the CPU measured in the same window, so it is an estimate of "at full CPU", not a
- * bound: throughput divided by it is the share of the free cores the run kept busy. Little's law doesn't help
- * here: the "service time" is itself the CPU's queue.
- *
- * Running to completion costs no throughput: a carrier that is not time-sliced still does the same work per
- * second as a time-sliced thread (it changes who waits, not how much gets done). So at full CPU the two servers
- * can differ only through their CPU per request (thread hand-off, context switches, the load generator's share).
- * Each server is measured R times (--repeat), the two in turn, so a neighbour's burst or a JIT hiccup shows as
- * spread, not as a winner.
- *
- * The pitfall: "virtual threads are faster" is a claim about waiting, not computing. The source (Ray123's
- * seminar write-up, Oct 2024: 2 cores, k6 to 2,000 users, N = 100,000,000) measured 20-21 requests/s on virtual
- * threads and 23-24 on the pool, means of 27-28 s, in one run each. This scales N and U down so a run takes
- * seconds; compare ratios (throughput, CPU per request), not raw counts.
- *
- * JVMs: this one orchestrates; the two servers (S04, alias sleep-server, its /cpu endpoint) run side by side in
- * their own JVMs (the idle one costs nothing), and each measured window has a load generator (S05) of its own.
- * Results go to results/s16-cpu-endpoint/.
+ * The estimate (not a bound): (cores - cores busy elsewhere) / (CPU seconds per request), whatever the threads.
+ * The pitfall: "virtual threads are faster" is a claim about waiting, not computing.
  */
 
 import unpinned.core.Course;
@@ -40,7 +21,6 @@ import unpinned.experiments.EndpointLoad.CpuRun;
 import unpinned.core.Experiment;
 import unpinned.running.HttpLoad;
 import unpinned.running.ServerProcess;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,12 +29,12 @@ import java.util.Locale;
 import java.util.Map;
 
 public class S16_CpuEndpointLoad {
-    /** The warm-up of every run after a server's first: its JIT is warm; the new load generator needs a moment. */
-    static final Duration LATER_WARM_UP = Duration.ofSeconds(1);
 
     /**
      * Both servers side by side (the idle one costs nothing), measured R times in turn, so a neighbour's burst or a
-     * JIT hiccup shows as spread, not as a winner; each server stops in the end, also when interrupted.
+     * JIT hiccup shows as spread, not as a winner; each server stops in the end, also when interrupted. Running
+     * to completion costs no throughput (a carrier not time-sliced does the same work per second), so at full CPU
+     * the two can differ only through their CPU per request. This JVM orchestrates; the servers are S04's /cpu.
      */
     static List<CpuRun> inTurn(List<String> modes, int pool, long n, int users, int repeat, Duration warmUp,
                                Duration measured) {
@@ -77,6 +57,10 @@ public class S16_CpuEndpointLoad {
         }
         return runs;
     }
+
+    /** The warm-up of every run after a server's first: its JIT is warm; the new load generator needs a moment. */
+    static final Duration LATER_WARM_UP = Duration.ofSeconds(1);
+
 
     public static void main(String[] args) {
         Experiment.named("S16", "a CPU-bound endpoint under load, on a pool and on virtual threads", "s16-cpu-endpoint")
@@ -109,6 +93,11 @@ public class S16_CpuEndpointLoad {
                 window);
     }
 
+    /**
+     * Both servers, R runs each. Full CPU is computed from the CPU measured in the same window, so throughput over
+     * it is the share of the free cores the run kept busy. The source's N and U are scaled down so a run takes
+     * seconds: compare ratios (throughput, CPU per request), not raw counts.
+     */
     static EndpointLoad.CpuEndpoint measure(Experiment.Args a) {
         int users = a.intCount("--users"), pool = a.intCount("--pool"), repeat = a.intCount("--repeat");
         long n = a.count("--n");
@@ -137,8 +126,6 @@ public class S16_CpuEndpointLoad {
  *   tools/jbang cpu-endpoint --repeat 1 --mode virtual --n 100000000 --users 200 --duration-s 60   (the source's N)
  *   tools/jbang sleep-server --port 8080 & curl 'http://127.0.0.1:8080/cpu?n=1000000'
  *
- * What you should see (2 cores, JDK 25, quick profile): both servers keep 0.9-1.0 of the free cores busy;
- * their throughputs differ by about as much as their CPU per request does, often within the spread of the
- * runs; the pool holds 200+ live threads, the virtual server a handful; the mean latency is users / throughput,
- * far above one request's CPU time, for both. Neither model creates CPU.
+ * What you should see: both servers keep 0.9-1.0 of the free cores busy; neither model creates CPU.
+ * Reference runs: data/reference-runs/snippets/S16-cpu-endpoint.md
  */

