@@ -12,8 +12,8 @@ package unpinned.snippets;
  *
  * The question: a parked virtual thread's frames sit in a stack chunk on the heap. When it is mounted again, are
  * they all copied back to the carrier's stack at once?
- * The bound: HotSpot thaws the whole chunk only while it holds under 500 words (see descend), so a deep park can
- * thaw no faster than one frame per return until then; a shallow one is empty from the first mount.
+ * The bound: HotSpot thaws the whole chunk only while it holds under 500 words (see THRESHOLD_WORDS), so a deep
+ * park thaws no faster than one frame per return until then; a shallow one is empty from the first mount.
  * The pitfall: interpreted frames take the slow path, so descend and the park path are compiled first (warm-up
  * threads; -XX:CompileCommand=dontinline keeps one frame per level). Results go to results/s36-lazy-thaw/.
  */
@@ -36,12 +36,6 @@ public class S36_LazyThaw {
     /**
      * {@code depth} frames down, {@code atBottom} (which parks), then back up, noting after each return how many
      * words of this virtual thread's stack are still frozen: {@code after[i]} after i + 1 returns.
-     * <p>
-     * Why a frame at a time (continuationFreezeThaw.cpp, JDK 21u and 25u alike): Thaw::thaw_fast copies the whole
-     * chunk when it holds under 500 words ({@code threshold = 500; // words}); otherwise it thaws one frame and
-     * patches the return address below it to StubRoutines::cont_returnBarrier, and returning into that barrier
-     * thaws again by the same rule. thaw_slow (interpreted frames, or a chunk the GC has seen) thaws 2 frames,
-     * then 1 at each barrier. The JFR thaw events are compiled out (CONT_JFR false), so the chunk is read instead.
      */
     static int descend(int depth, Runnable atBottom, int[] after) {
         if (depth <= 1) {
@@ -63,6 +57,13 @@ public class S36_LazyThaw {
 
     // ---- the measurement --------------------------------------------------------------------------------------
 
+    /**
+     * HotSpot's thaw threshold (continuationFreezeThaw.cpp, JDK 21u and 25u alike): Thaw::thaw_fast copies the
+     * whole chunk when it holds under 500 words ({@code threshold = 500; // words}); otherwise it thaws one frame and
+     * patches the return address below it to StubRoutines::cont_returnBarrier, and returning into that barrier
+     * thaws again by the same rule. thaw_slow (interpreted frames, or a chunk the GC has seen) thaws 2 frames,
+     * then 1 at each barrier. The JFR thaw events are compiled out (CONT_JFR false), so the chunk is read instead.
+     */
     static final int THRESHOLD_WORDS = 500;
 
     public static void main(String[] args) {
