@@ -17,35 +17,16 @@ package unpinned.snippets;
 
 /*
  * S20: a real Spring Boot service (Spring MVC on embedded Tomcat, with Actuator), for chapter 06.
- *
- * The question: the course's earlier servers were the JDK's small HttpServer. Does what they showed hold
- * in the framework people actually run, where one property switches request handling to virtual threads?
- *   spring.threads.virtual.enabled=false  Tomcat's pool of server.tomcat.threads.max platform threads
- *                                          (200 by default) runs every request; the rest queue
- *   spring.threads.virtual.enabled=true   Tomcat hands every request to a new virtual thread
- *
- * Its blocking endpoints, on 127.0.0.1 only:
- *   GET /sleep?ms=100   one blocking sleep (sunwon12's pull request: 100 ms; the JDK 25 post: 1,000 ms)
- *   GET /io?ms=500      two blocking sleeps of ms each, like the seminar write-up's I/O endpoint (2 x 500 ms)
- *   GET /cpu?n=N        adds up 1..N twice and never blocks (the seminar's CPU endpoint: N = 100,000,000)
- *   GET /actuator/metrics/jvm.threads.live, .../jvm.memory.used?tag=area:heap, .../process.cpu.time
- *                       Micrometer's view of the same JVM, on the same port
- * and one @Async method, asked once at the start: the property moves Spring's task executor (behind @Async) onto
- * virtual threads too, and the server says which kind of thread the method ran on.
- *
- * The bound (Little's law): at most min(users, concurrency) requests are in service at once, each for
- * S seconds, so throughput <= min(users, concurrency) / S. On the pool the concurrency is the pool's size
- * whatever the number of users; on virtual threads it is the number of users. /cpu is bounded by the cores
- * instead: cores / CPU seconds per request, for either.
- *
- * The pitfall: server.tomcat.threads.max is a silent ceiling. Nothing fails when users outnumber the
- * threads; requests wait in Tomcat's queue and the latency grows to users / throughput. And the default heap
- * lets the process grow to GBs under load: this JVM caps it (-Xmx512m above).
- *
- * Run standalone with Spring's own arguments (--name=value), or under the course's server protocol
- * (--port 0 --control: an @@ready line with the URI once Spring says the application is ready, then
- * "stats" and "stop" on standard input), as the load test S21 does. It stops cleanly on "stop", at the
- * end of its input and on SIGTERM (Ctrl-C).
+ * The question: does what the course's small HttpServer showed hold in the framework people run, where one
+ * property (spring.threads.virtual.enabled) moves request handling from Tomcat's pool (server.tomcat.threads.max,
+ * 200 by default) to a virtual thread per request? Endpoints on 127.0.0.1: /sleep, /io, /cpu, Actuator's metrics,
+ * and one @Async probe (see Endpoints, AsyncProbe).
+ * The bound (Little's law): throughput <= min(users, concurrency) / S, concurrency the pool's size on the pool and
+ * the users on virtual threads; /cpu: cores / CPU seconds per request, for either.
+ * The pitfall: server.tomcat.threads.max is a silent ceiling: requests queue in Tomcat and latency grows to
+ * users / throughput; the default heap grows to GBs under load, so -Xmx512m above.
+ * Standalone with Spring's --name=value arguments, or under the course's server protocol (--port 0 --control),
+ * as S21 does; stops on "stop", at the end of its input and on SIGTERM.
  */
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -88,29 +69,11 @@ import java.util.concurrent.atomic.AtomicLong;
 @EnableAsync
 @Import({S20_SpringBootApp.Endpoints.class, S20_SpringBootApp.AsyncProbe.class})
 public class S20_SpringBootApp {
-    static final String USAGE = """
-            usage: S20_SpringBootApp [--spring.property=value ...] [--port N] [--control]
-              Spring's own properties, as --name=value, for example:
-              --spring.threads.virtual.enabled=true|false   virtual threads or Tomcat's pool (default false)
-              --server.tomcat.threads.max=N                 Tomcat's pool size, 1..10000 (default 200)
-              --server.port=N                               0 (any free port, printed) or 1..65535 (default 8080)
-              --port N        the same as --server.port=N (the course's servers all take it)
-              --control       read commands on standard input (stats, stop); used by the course's ServerProcess
-            It binds 127.0.0.1 only (server.address can't be changed); Actuator shares its port. It is always a
-            servlet web server (spring.main.web-application-type can't be set).""";
-
-    static final long MAX_SLEEP_MS = 60_000;
-    static final int MAX_TOMCAT_THREADS = 10_000;
-    static final int DEFAULT_PORT = 8080;
-    static final long DEFAULT_SUM_TO = 1_000_000;
-
-    static final AtomicLong HANDLED = new AtomicLong();
-    static final AtomicLong ON_VIRTUAL_THREADS = new AtomicLong();
-    static final AtomicInteger IN_FLIGHT = new AtomicInteger();
-    static final AtomicInteger PEAK = new AtomicInteger();
-    static volatile long readyNanos;
-
-    /** The endpoints: plain blocking Spring MVC code, the same on a pool and on virtual threads. */
+    /**
+     * The endpoints: plain blocking Spring MVC code, the same on a pool and on virtual threads. /sleep?ms=100: one
+     * blocking sleep (sunwon12's pull request: 100 ms; the JDK 25 post: 1,000 ms); /io?ms=500: two sleeps (the
+     * seminar write-up's I/O endpoint); /cpu?n=N: adds up 1..N twice, never blocks (the seminar's N = 100,000,000).
+     */
     @RestController
     public static class Endpoints {
         @GetMapping(value = "/sleep", produces = "text/plain")
@@ -175,6 +138,28 @@ public class S20_SpringBootApp {
             IN_FLIGHT.decrementAndGet();
         }
     }
+
+    static final String USAGE = """
+            usage: S20_SpringBootApp [--spring.property=value ...] [--port N] [--control]
+              Spring's own properties, as --name=value, for example:
+              --spring.threads.virtual.enabled=true|false   virtual threads or Tomcat's pool (default false)
+              --server.tomcat.threads.max=N                 Tomcat's pool size, 1..10000 (default 200)
+              --server.port=N                               0 (any free port, printed) or 1..65535 (default 8080)
+              --port N        the same as --server.port=N (the course's servers all take it)
+              --control       read commands on standard input (stats, stop); used by the course's ServerProcess
+            It binds 127.0.0.1 only (server.address can't be changed); Actuator shares its port. It is always a
+            servlet web server (spring.main.web-application-type can't be set).""";
+
+    static final long MAX_SLEEP_MS = 60_000;
+    static final int MAX_TOMCAT_THREADS = 10_000;
+    static final int DEFAULT_PORT = 8080;
+    static final long DEFAULT_SUM_TO = 1_000_000;
+
+    static final AtomicLong HANDLED = new AtomicLong();
+    static final AtomicLong ON_VIRTUAL_THREADS = new AtomicLong();
+    static final AtomicInteger IN_FLIGHT = new AtomicInteger();
+    static final AtomicInteger PEAK = new AtomicInteger();
+    static volatile long readyNanos;
 
     static void check(String name, long value, long min, long max) {
         if (value < min || value > max) {
@@ -285,19 +270,10 @@ public class S20_SpringBootApp {
  * How to run:
  *   tools/jbang spring-app --server.port=8080                                        (Tomcat's pool of 200)
  *   tools/jbang spring-app --server.port=8080 --spring.threads.virtual.enabled=true  (virtual threads)
- *   tools/jbang spring-app --server.port=8080 --server.tomcat.threads.max=50
- * then, from another terminal:
  *   curl 'http://127.0.0.1:8080/sleep?ms=100'
- *   curl 'http://127.0.0.1:8080/actuator/metrics/jvm.threads.live'
- *   wrk -t2 -c500 -d10s 'http://127.0.0.1:8080/sleep?ms=100'
- *   tools/jbang http-load --url 'http://127.0.0.1:8080/sleep?ms=100' --connections 500
  *   tools/jbang spring-load --experiment pr                       (the load test, both modes, in their own JVMs)
  *
- * What you should see (a 2-core VM, JDK 25.0.3, Spring Boot 4.1.1): "serving Spring Boot 4.1.1 ..." ~2.2 s after
- * the JVM starts (~4 s the first time, while JBang's class-data archive is made; JBang itself adds ~1 s before it);
- * /sleep?ms=100 answers "ok" in ~100 ms. Actuator's jvm.threads.live: ~11 idle and 15 under load on virtual threads;
- * on Tomcat's pool ~12 (one of them the task executor's, started by the @Async check) plus the pool's threads once
- * busy (22 for 10, 62 for 50, 212 for 200). Under 500 users
- * the pool of 50 stays at ~495 req/s and virtual threads reach ~4,600-4,950 req/s once the JIT has warmed up
- * (~6 s of load): tools/jbang spring-load shows both next to their bounds.
+ * What you should see: "ok" from /sleep?ms=100 in about 100 ms; live threads few on virtual threads, the pool's
+ * size plus a dozen on Tomcat's pool; spring-load shows both next to their bounds. Reference runs:
+ * data/reference-runs/snippets/S20-spring-app.md.
  */

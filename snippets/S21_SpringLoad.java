@@ -6,30 +6,14 @@ package unpinned.snippets;
 
 /*
  * S21: the Spring Boot service (S20) under load, on Tomcat's pool and on virtual threads (chapter 06).
- *
- * The question: three published Spring Boot tests, each a closed loop of users against a blocking endpoint.
- * How many requests per second does Spring MVC answer with spring.threads.virtual.enabled=false (Tomcat's
- * pool of server.tomcat.threads.max threads) and =true, and what do the JVM's threads, heap and CPU look
- * like afterwards, as Actuator reports them?
- *   pr        sunwon12's pull request: 500 users on a 100 ms sleep, Tomcat max 50 threads vs virtual threads
- *   jpa-blog  the JDK 25 post (by 🔥Log): 200 users for 5 s on a 1 s sleep, Tomcat max 10 vs virtual threads
- *   seminar   Ray123's seminar write-up, test 2: /io (two sleeps) and /cpu (add up 1..N twice) at rising
- *             users, Tomcat's default 200 threads vs virtual threads
- *
- * The bound first (Little's law): at most min(users, threads) requests are in service, each for S seconds,
- * so throughput <= min(users, threads) / S, with threads = users on virtual threads:
- *   pr        Tomcat 50: 50 / 0.1 s = 500 req/s      virtual: 500 / 0.1 s = 5,000 req/s
- *   jpa-blog  Tomcat 10: 10 / 1 s  = 10 req/s       virtual: 200 / 1 s   = 200 req/s
- *   seminar   /io: min(U, 200) / (2 x sleep) vs U / (2 x sleep); /cpu: cores / CPU seconds per request, both,
- *             with the CPU measured in the same window: throughput over it is the CPU's utilisation, not a bound
- * The pitfall: nothing fails when the pool is too small. Requests wait in Tomcat's queue, each user waits
- * users / throughput per request, and throughput stays at the pool's bound however many users come.
- *
- * How it measures: each mode's server is its own JVM (S20, started by ServerProcess with --port 0, ready when
- * Spring says so), the load generator another (S05: warm-up, then a timed window; the sources counted fixed
- * numbers of requests from a simultaneous start instead), and this JVM reads the server's own CPU, memory and
- * threads at the window's edges and Actuator's metrics after each run, then always stops the server.
- * Results go to results/s21-spring-load/ (or $UNPINNED_RESULTS) and one @@result line.
+ * The question: three published Spring Boot tests (pr: sunwon12's pull request; jpa-blog: the JDK 25 post by
+ * 🔥Log; seminar: Ray123's write-up, /io and /cpu), each a closed loop of users against a blocking endpoint. What
+ * throughput, threads, heap and CPU with spring.threads.virtual.enabled=false (Tomcat's pool) and =true?
+ * The bound (Little's law): throughput <= min(users, threads) / S, threads = users on virtual threads (pr: 500 vs
+ * 5,000 req/s; jpa-blog: 10 vs 200); seminar /cpu: cores / CPU seconds per request.
+ * The pitfall: nothing fails when the pool is too small: requests wait in Tomcat's queue and throughput stays at
+ * the pool's bound however many users come. Each server and the load generator run in JVMs of their own (see
+ * measure). Results go to results/s21-spring-load/ (or $UNPINNED_RESULTS) and one @@result line.
  */
 
 import com.google.gson.JsonObject;
@@ -55,6 +39,51 @@ import java.util.Map;
 import java.util.Set;
 
 public class S21_SpringLoad {
+    /**
+     * One server (one mode) in its own JVM, every load of the plan against it, then the server stopped. The server
+     * is S20 (ServerProcess, --port 0, ready when Spring says so), the load generator S05 (warm-up, then a timed
+     * window; the sources counted fixed numbers of requests instead); this JVM reads the server's CPU, memory and
+     * threads at the window's edges and Actuator's metrics after each run.
+     */
+    static List<Run> measure(Plan plan, String mode, int cores) {
+        boolean virtual = mode.equals("virtual");
+        List<String> serverArgs = new ArrayList<>(List.of("--spring.threads.virtual.enabled=" + virtual));
+        if (!virtual) serverArgs.add("--server.tomcat.threads.max=" + plan.threads());
+        String label = virtual ? "virtual threads" : "Tomcat " + plan.threads();
+        Protocol.progress(plan.id() + " · " + label + " · starting Spring Boot");
+        long start = System.nanoTime();
+        List<Run> runs = new ArrayList<>();
+        try (ServerProcess server = ServerProcess.start("S20_SpringBootApp.java", serverArgs.toArray(String[]::new))) {
+            double startSeconds = (System.nanoTime() - start) / 1e9;
+            JsonObject ready = server.describe();
+            if (ready.get("virtualThreads").getAsBoolean() != virtual) {
+                throw new IllegalStateException("the server says virtualThreads=" + ready.get("virtualThreads"));
+            }
+            double springStart = ready.get("startSeconds").getAsDouble();
+            System.out.println(String.format(Locale.ROOT, "%s: Spring Boot %s ready %.1f s after the start (%.1f s of"
+                            + " them in its JVM), %s, heap cap %d MB", label, ready.get("springBoot").getAsString(),
+                    startSeconds, springStart, server.uri(), ready.get("maxHeapMb").getAsInt()));
+            for (Load load : plan.loads()) {
+                Protocol.progress(plan.id() + " · " + label + " · " + load.path());
+                HttpLoad.Options o = new HttpLoad.Options(server.uri().resolve(load.path()), load.users().get(0), 0,
+                        load.warmUp(), load.duration(), 0, SpringLoad.timeout(load, plan.threads()));
+                List<LoadRun.Measured> levels = LoadRun.measureLevels(server, o,
+                        load.users().subList(1, load.users().size()), load.levelWarmUp(), List.of());
+                SpringLoad.Actuator actuator = SpringLoad.actuator(server); // right after the run
+                JsonObject own = server.stats();
+                header(load);
+                for (int i = 0; i < levels.size(); i++) {
+                    boolean last = i == levels.size() - 1;
+                    Run run = Run.of(plan, load, mode, load.users().get(i), levels.get(i), cores, own, startSeconds,
+                            springStart, last ? actuator : null);
+                    print(label, run);
+                    runs.add(run);
+                }
+            }
+        }
+        return runs;
+    }
+
     static final String USAGE = """
             usage: S21_SpringLoad [--experiment pr|jpa-blog|seminar|all] [--mode platform|virtual|both]
                                   [--users N[,N...]] [--threads N] [--sleep-ms N] [--n N] [--endpoint io|cpu|both]
@@ -139,46 +168,6 @@ public class S21_SpringLoad {
         return ratios;
     }
 
-    /** One server (one mode) in its own JVM, every load of the plan against it, then the server stopped. */
-    static List<Run> measure(Plan plan, String mode, int cores) {
-        boolean virtual = mode.equals("virtual");
-        List<String> serverArgs = new ArrayList<>(List.of("--spring.threads.virtual.enabled=" + virtual));
-        if (!virtual) serverArgs.add("--server.tomcat.threads.max=" + plan.threads());
-        String label = virtual ? "virtual threads" : "Tomcat " + plan.threads();
-        Protocol.progress(plan.id() + " · " + label + " · starting Spring Boot");
-        long start = System.nanoTime();
-        List<Run> runs = new ArrayList<>();
-        try (ServerProcess server = ServerProcess.start("S20_SpringBootApp.java", serverArgs.toArray(String[]::new))) {
-            double startSeconds = (System.nanoTime() - start) / 1e9;
-            JsonObject ready = server.describe();
-            if (ready.get("virtualThreads").getAsBoolean() != virtual) {
-                throw new IllegalStateException("the server says virtualThreads=" + ready.get("virtualThreads"));
-            }
-            double springStart = ready.get("startSeconds").getAsDouble();
-            System.out.println(String.format(Locale.ROOT, "%s: Spring Boot %s ready %.1f s after the start (%.1f s of"
-                            + " them in its JVM), %s, heap cap %d MB", label, ready.get("springBoot").getAsString(),
-                    startSeconds, springStart, server.uri(), ready.get("maxHeapMb").getAsInt()));
-            for (Load load : plan.loads()) {
-                Protocol.progress(plan.id() + " · " + label + " · " + load.path());
-                HttpLoad.Options o = new HttpLoad.Options(server.uri().resolve(load.path()), load.users().get(0), 0,
-                        load.warmUp(), load.duration(), 0, SpringLoad.timeout(load, plan.threads()));
-                List<LoadRun.Measured> levels = LoadRun.measureLevels(server, o,
-                        load.users().subList(1, load.users().size()), load.levelWarmUp(), List.of());
-                SpringLoad.Actuator actuator = SpringLoad.actuator(server); // right after the run
-                JsonObject own = server.stats();
-                header(load);
-                for (int i = 0; i < levels.size(); i++) {
-                    boolean last = i == levels.size() - 1;
-                    Run run = Run.of(plan, load, mode, load.users().get(i), levels.get(i), cores, own, startSeconds,
-                            springStart, last ? actuator : null);
-                    print(label, run);
-                    runs.add(run);
-                }
-            }
-        }
-        return runs;
-    }
-
     static void header(Load load) {
         System.out.println(String.format(Locale.ROOT, "  %-16s %6s %9s %9s %6s %8s %7s %8s %8s %8s %6s",
                 load.path(), "users", "req/s", load.computes() ? "CPU bnd" : "bound", "ratio", "mean ms", "min ms",
@@ -211,21 +200,9 @@ public class S21_SpringLoad {
  * How to run:
  *   tools/jbang spring-load                                  (all three, both modes; ~2 minutes quick)
  *   tools/jbang spring-load --experiment pr                  (one experiment, both modes)
- *   tools/jbang spring-load --experiment jpa-blog --mode virtual --users 400
  *   tools/jbang spring-load --experiment seminar --endpoint io --users 200,2000 --sleep-ms 500
  *   UNPINNED_PROFILE=full tools/jbang spring-load            (the sources' sizes; ~8 minutes)
  *
- * What you should see (measured on a 2-core VM (AMD EPYC), JDK 25.0.3, Spring Boot 4.1.1, quick profile; all three
- * in ~2 minutes, each Spring start ~3 s from the command to ready, ~2.2 s of it in Spring's JVM):
- *   pr        Tomcat 50: 490-496 req/s (0.98-0.99 of 500), mean ~1,000 ms (450 requests always wait for a thread),
- *             61 live threads; virtual threads: 4,560-4,720 req/s (0.91-0.94 of 5,000, near the CPU bound on two
- *             cores), mean ~110 ms, 15 live threads. The pull request: 479.1 (0.96) and 3,921.6 (0.78).
- *   jpa-blog  Tomcat 10: 10.0 req/s (1.00 of 10); virtual threads: 199.6 (1.00 of 200); the post: 9.9 and 194.
- *             Live threads after the run 21 vs 15, read from Actuator's registry over the control channel: over
- *             HTTP the reading would queue ~19 s behind the ~190 requests the users left in Tomcat's queue.
- *   seminar   /io (2 x 100 ms): Tomcat 200 at its bound from 500 users on (1,000 req/s), virtual threads
- *             4,100-4,600 req/s at 1,000 users (0.83-0.92 of 5,000, CPU-bound): 4.1-4.6 x the pool (the write-up:
- *             877 / 188.7 = 4.6 at 2,000 users); /cpu: both keep the free cores busy (utilisation 0.99-1.00),
- *             virtual threads ~0.8 x the pool (the write-up: 0.87): a gap in CPU per request or in free cores;
- *             211 live threads on the pool, 15 on virtual threads.
+ * What you should see: the pool at its Little's-law bound with long waits; virtual threads near theirs or the
+ * CPU's, with fewer live threads. Reference runs: data/reference-runs/snippets/S21-spring-load.md.
  */

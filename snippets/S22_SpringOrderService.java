@@ -15,20 +15,15 @@ package unpinned.snippets;
 
 /*
  * S22: chapter 02's order service in Spring Boot, twice (chapter 06): Spring MVC on virtual threads vs WebFlux.
- *
- * The question: an article measured the same order endpoint as Spring MVC with spring.threads.virtual.enabled
- * and as Spring WebFlux, and found them within a few percent (8,200 vs 8,500 orders/s at 1,000 users on 8 vCPU).
- * Same steps, two programming models: --stack mvc (Tomcat, a new virtual thread per request, blocking code) or
- * --stack webflux (Reactor Netty, a few event loops, the same steps as a Mono chain). GET /order?id=N is S06's
- * contract: price from a slow dependency (100 ms), then stock from a fast one (10 ms); 400 for an id that is no
- * number; ids >= 1,000,000 fail deep inside with 500 and the stack trace as text (loopback only).
- *
+ * The question: an article found the same order endpoint within a few percent as MVC on virtual threads and as
+ * WebFlux (8,200 vs 8,500 orders/s, 1,000 users, 8 vCPU). Same steps, two models: --stack mvc (Tomcat, a virtual
+ * thread per request) or --stack webflux (Reactor Netty, a Mono chain). GET /order?id=N is S06's contract:
+ * price from a slow dependency (100 ms), then stock from a fast one (10 ms); 400 for a bad id, 500 for id >= 1e6.
  * The bound: neither caps concurrency, so Little's law gives users / 0.110 s for both, and the cores cap both at
- * cores / (CPU seconds per order). The pitfall: on a small machine both reach the CPU bound long before Little's,
- * so what differs is CPU per request (framework and client), not concurrency; "reactive scales better" is not
- * what such a run measures. Dependencies are simulated in-process (Thread.sleep, Mono.delay), or with --deps real
- * HTTP calls to S07's stub (RestClient on the JDK HttpClient / WebClient on Reactor Netty, pools unbounded).
- * Command line, port, --control and stopping as S20 (plumbing: unpinned.running.SpringArgs, unpinned.workloads.OrderServer).
+ * cores / (CPU seconds per order).
+ * The pitfall: on a small machine both reach the CPU bound first, so what differs is CPU per request, not
+ * concurrency. Dependencies are simulated in-process, or with --deps real HTTP calls to S07's stub.
+ * Command line, port, --control and stopping as S20 (unpinned.running.SpringArgs, unpinned.workloads.OrderServer).
  */
 
 import org.springframework.boot.SpringApplication;
@@ -74,27 +69,6 @@ import java.util.Set;
 @EnableAutoConfiguration
 @Import({S22_SpringOrderService.BlockingOrders.class, S22_SpringOrderService.ReactiveOrders.class})
 public class S22_SpringOrderService {
-    static final String USAGE = """
-            usage: S22_SpringOrderService [--stack mvc|webflux] [--deps http://127.0.0.1:PORT] [--port N]
-                                          [--spring.property=value ...] [--control]
-              --stack S       mvc: Spring MVC on Tomcat, a virtual thread per request (blocking code);
-                              webflux: Spring WebFlux on Reactor Netty (a Mono chain); default mvc
-              --deps URL      call the dependencies over HTTP at URL (a dependency-stub on loopback)
-                              instead of simulating them in-process
-              --port N        0 (any free port, printed) or 1..65535 (default 8080); or --server.port=N
-              --control       read commands on standard input (stats, stop); used by the course's ServerProcess
-              Spring's own properties as --name=value (e.g. --server.tomcat.max-connections=30000), except
-              what --stack sets: spring.main.web-application-type, spring.threads.virtual.enabled and
-              spring.autoconfigure.exclude. It binds 127.0.0.1 only (server.address can't be changed).""";
-
-    static final int DEFAULT_PORT = 8080;
-    static final Duration SLOW = Duration.ofMillis(100), FAST = Duration.ofMillis(10);
-    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
-    static final OrderServer.Counts COUNTS = new OrderServer.Counts();
-    /** Where the real dependencies live (--deps, checked to be loopback), or null: simulated in-process. */
-    static URI deps;
-    static volatile long readyNanos;
-
     // ---------------------------------------------------------------- mvc: blocking code, a virtual thread each
 
     /** Registered only when Spring runs a servlet stack (Tomcat): --stack mvc. */
@@ -236,6 +210,27 @@ public class S22_SpringOrderService {
 
     // ---------------------------------------------------------------- start, serve, stop
 
+    static final String USAGE = """
+            usage: S22_SpringOrderService [--stack mvc|webflux] [--deps http://127.0.0.1:PORT] [--port N]
+                                          [--spring.property=value ...] [--control]
+              --stack S       mvc: Spring MVC on Tomcat, a virtual thread per request (blocking code);
+                              webflux: Spring WebFlux on Reactor Netty (a Mono chain); default mvc
+              --deps URL      call the dependencies over HTTP at URL (a dependency-stub on loopback)
+                              instead of simulating them in-process
+              --port N        0 (any free port, printed) or 1..65535 (default 8080); or --server.port=N
+              --control       read commands on standard input (stats, stop); used by the course's ServerProcess
+              Spring's own properties as --name=value (e.g. --server.tomcat.max-connections=30000), except
+              what --stack sets: spring.main.web-application-type, spring.threads.virtual.enabled and
+              spring.autoconfigure.exclude. It binds 127.0.0.1 only (server.address can't be changed).""";
+
+    static final int DEFAULT_PORT = 8080;
+    static final Duration SLOW = Duration.ofMillis(100), FAST = Duration.ofMillis(10);
+    static final Duration DEPENDENCY_TIMEOUT = Duration.ofSeconds(30);
+    static final OrderServer.Counts COUNTS = new OrderServer.Counts();
+    /** Where the real dependencies live (--deps, checked to be loopback), or null: simulated in-process. */
+    static URI deps;
+    static volatile long readyNanos;
+
     public static void main(String[] args) throws Exception {
         SpringArgs a = SpringArgs.parseOrExit("S22", USAGE, args, DEFAULT_PORT,
                 Set.of("--stack", "--deps"), Set.of(), s -> {
@@ -279,16 +274,10 @@ public class S22_SpringOrderService {
  * How to run:
  *   tools/jbang spring-order-service --stack mvc --port 8080           (until Ctrl-C; or --stack webflux)
  *   curl 'http://127.0.0.1:8080/order?id=42'
- *   curl 'http://127.0.0.1:8080/order?id=1000000'          (a failure: the 500 body is its stack trace)
- *   tools/jbang http-load --url 'http://127.0.0.1:8080/order?id=42' --connections 1000
  *   tools/jbang dependency-stub --port 8081 & tools/jbang spring-order-service --deps http://127.0.0.1:8081
  *   tools/jbang order-sweep --impl spring --users 200,500 --deps   (both stacks, each in its own JVM, vs bounds)
  *
- * What you should see (a 2-core VM, JDK 25, Spring Boot 4.1.1): "serving Spring Boot 4.1.1 orders ..." ~2.5 s
- * after the JVM starts (~5 s the first time); {"id":42,"price":52.0,"stock":0} in ~110 ms from either stack; the
- * 500 of id=1000000 shows Spring's and Tomcat's frames under the controller on mvc, Reactor's operators and a
- * scheduler thread on webflux. Under 200 users with simulated dependencies both stay near Little's law (~1,790
- * of 1,818 orders/s) at ~200 (mvc) / ~150 (webflux) µs of server CPU per order. With --deps RestClient on the JDK
- * HttpClient took ~1,300 µs per order, WebClient ~350 µs: on 2 cores mvc sat at its CPU bound (~1,080 orders/s),
- * webflux near Little's (~1,690). With more cores both reach Little's law: the CPU per order capped, not the model.
+ * What you should see: {"id":42,"price":52.0,"stock":0} in about 110 ms from either stack; under load both near
+ * Little's law or their CPU bound, set by CPU per order, not by the model. Reference runs:
+ * data/reference-runs/snippets/S22-spring-order-service.md.
  */

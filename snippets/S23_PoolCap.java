@@ -7,32 +7,13 @@ package unpinned.snippets;
 
 /*
  * S23: with virtual threads the threads stop being the cap; the connection pool becomes it.
- *
- * The question: U virtual-thread "users" each run SELECT pg_sleep(q) against a real PostgreSQL (embedded, on
- * 127.0.0.1; your own with UNPINNED_DB_URL), back to back, through a HikariCP pool of P connections. How many
- * queries per second come back as U grows, and what happens to the users the pool can't serve?
- *
- * The bound: a query holds its connection for q seconds, so at most min(U, P) run at once and Little's law gives
- * throughput <= min(U, P) / q, however many threads wait (10 / 0.050 s = 200 queries/s in the quick profile).
- * Counted in a window of W seconds a connection can finish floor(W / q) + 1 queries, so the figure may sit that
- * edge above P / q (the "ceiling"), never more. Beyond U = P more users add only waiting.
- *
- * The pitfall: a thread pool used to queue the extra work in front of the database; with a virtual thread per
- * user every one of them waits IN the pool, and HikariCP lets each wait connectionTimeout (500 ms here), then
- * throws SQLTransientConnectionException: the database is as busy as it can be and many users get errors
- * (virtual threads bring no backpressure of their own). Worse, HikariCP's queue is not first come, first served
- * (a user asking again at once takes a returned connection first: barging), so a few users get every query and
- * the rest time out again and again: count the users with no query done, not the mean wait. Guards (--guard):
- *   none       every user asks the pool directly: P / q, and timeouts once users outnumber the pool enough;
- *   semaphore  a fair Semaphore(P) in front of the pool (no timeout): the same throughput and no timeouts;
- *              the wait moves to the semaphore, it doesn't go away (Little's law again);
- *   bulkhead   a slow downstream (pg_sleep(10 q), U users) shares the pool with P/2 fast users. Unguarded ("mixed")
- *              the fast queries lose throughput and calls time out by the hundred; a bulkhead (a fair
- *              Semaphore(P/2) around the slow call, tryAcquire for one fast query's time, then turned away) keeps
- *              P/2 connections for the fast users: fast at (P/2) / q with no timeouts, slow capped at (P/2) / 10 q.
- * Bounded: each level is warm-up + window; a user starts no query after the window and runs a bounded count; a
- * level whose users haven't ended a minute after it fails. The database starts and stops in this JVM; if the
- * embedded PostgreSQL can't start here, H2 in PostgreSQL mode stands in (one line says so).
+ * The question: U virtual-thread users each run SELECT pg_sleep(q) back to back through a HikariCP pool of P
+ * connections (embedded PostgreSQL; yours with UNPINNED_DB_URL). How many queries per second come back as U
+ * grows, and what happens to the users the pool can't serve? Guards: none, semaphore, bulkhead (see User).
+ * The bound: at most min(U, P) queries run at once, so throughput <= min(U, P) / q (Little's law; 10 / 0.050 s =
+ * 200 queries/s quick); a W-second window may count floor(W / q) + 1 per connection, that edge above, never more.
+ * The pitfall: virtual threads bring no backpressure: every user waits IN the pool, HikariCP times them out
+ * (connectionTimeout, 500 ms here), and its queue barges, so count the users with no query done, not the mean.
  * Plumbing (tallies, sampling, the summary, the saved records): unpinned.experiments.Backpressure.
  */
 
@@ -64,10 +45,12 @@ import static unpinned.experiments.Backpressure.acquire;
 import static unpinned.experiments.Backpressure.inWindow;
 
 public class S23_PoolCap {
-    static final int MAX_USERS = 10_000, MAX_LEVELS = 12;
-    static final String SQL = "SELECT pg_sleep(?)";
-
-    /** One user: queries back to back until the window ends, at most maxQueries of them. */
+    /**
+     * One user: queries back to back until the window ends, at most maxQueries of them. Guards: none, every
+     * user asks the pool (P / q, and timeouts once users outnumber it enough); semaphore, a fair Semaphore(P) in
+     * front (the wait moves there, no timeouts); bulkhead, slow calls (pg_sleep(10 q)) behind a fair
+     * Semaphore(P/2) with tryAcquire for one fast query's time, keeping P/2 connections for P/2 fast users.
+     */
     record User(Tally tally, Semaphore permits, boolean tryOnly, double seconds, long windowStart, long windowEnd,
                 int maxQueries, int bulkheadWaitMs, HikariDataSource pool) implements Runnable {
         public void run() {
@@ -110,7 +93,11 @@ public class S23_PoolCap {
         }
     }
 
-    /** One level of one run: start the users, sample the queues over the window, wait for the users, add up. */
+    /**
+     * One level of one run: start the users, sample the queues over the window, wait for the users, add up.
+     * Bounded: warm-up + window, no query started after it, a bounded count; a level whose users haven't ended a
+     * minute after it fails.
+     */
     static Level level(PoolOptions o, HikariDataSource pool, String run, int users) throws InterruptedException {
         boolean mixed = run.equals("mixed") || run.equals("bulkhead");
         int fastUsers = mixed ? o.fastUsersMixed() : users, slowUsers = mixed ? users : 0;
@@ -142,6 +129,9 @@ public class S23_PoolCap {
         return Level.of(run, fastUsers, slowUsers, o.pool(), q, slowQ, o.durationS(), Stats.of(fast), Stats.of(slow),
                 Math.min(fastUsers, o.pool()), slowServers, waiters.pool(), waiters.permits());
     }
+
+    static final int MAX_USERS = 10_000, MAX_LEVELS = 12;
+    static final String SQL = "SELECT pg_sleep(?)";
 
     public static void main(String[] args) {
         Experiment.named("S23", "the connection pool caps virtual-thread users", "s23-pool-cap")
@@ -222,27 +212,8 @@ public class S23_PoolCap {
  *   tools/jbang db-pool-cap --guard none --users 10,200            (just the cap and the timeouts)
  *   tools/jbang db-pool-cap --guard semaphore --pool 20 --query-ms 20
  *   tools/jbang db-pool-cap --guard bulkhead --users 10,50
- *   UNPINNED_DB_URL=jdbc:postgresql://127.0.0.1:5432/postgres UNPINNED_DB_USER=postgres \
- *       UNPINNED_DB_PASSWORD=secret tools/jbang db-pool-cap        (your own PostgreSQL; its max_connections
- *                                                                  must exceed --pool)
- *   on any other JDK 21+: java -cp "$(tools/jbang info classpath db-pool-cap)" unpinned.snippets.S23_PoolCap
  *
- * What you should see (2 cores, embedded PostgreSQL 17.11; quick profile: pool 10, 50 ms, 500 ms timeout, 1 s
- * warm-up + 2 s per level, about 60 s in all; bound 10 / 0.050 s = 200 queries/s from 10 users on):
- *   none       5 users ~97 q/s (0.97 x 100); 10 ~195 (0.96-0.98); 50 ~185-198 (0.91-0.99) with ~30 % of the
- *              attempts timed out and ~30 of the 50 users with no query done at all; 200 ~195-200 (0.97-1.00)
- *              with ~66 % timed out and ~185 of the 200 users with none done: the database is no busier, the
- *              same dozen users get everything (mean wait of those queries: a few ms)
- *   semaphore  the same throughput (200 users: ~198, 0.99 x) and 0 timeouts at every level, every user served;
- *              at 200 users the wait for a connection is ~975 ms (200 / 198 q/s - 50 ms: Little's law), all of
- *              it at the semaphore, 0.0 ms in the pool
- *   mixed      5 fast users (bound 100 q/s) next to 5 slow ones: ~98 fast, 10 slow, pool busy ~1.00; next to
- *              10, 50, 200 slow users the fast queries fall to somewhere between ~40 and ~90 q/s (it changes from
- *              run to run: who gets a returned connection is a race), and the calls time out by the hundred
- *              (~770 slow ones at 200 users) while the pool stays ~0.95-1.00 busy
- *   bulkhead   fast 97-100 q/s (0.97-1.00 x 100) and 0 timeouts at every level; slow capped at 10 q/s (5 / 0.5 s),
- *              0 timeouts, the rest turned away by the bulkhead within 50 ms (~7,800 at 200 slow users)
- *   The figures move with the machine's other load (a busy 2-core machine took 50 users down to 0.41 x once):
- *   compare pool busy with the ratio, and run again. If the embedded server can't start, one line says why and
- *   H2 stands in (pg_sleep is then a Java sleep in this JVM); the pool, not the database, sets the figures.
+ * What you should see: none at the pool's bound with timeouts and starved users once users outnumber the pool;
+ * semaphore the same throughput and no timeouts; mixed fast queries losing throughput; bulkhead keeping them at
+ * their bound. Reference runs: data/reference-runs/snippets/S23-db-pool-cap.md.
  */

@@ -7,41 +7,15 @@ package unpinned.snippets;
 
 /*
  * S25: the same three-insert fan-out, when one insert fails: who stops the other two?
- *
- * The question: parallel-writes runs 3 inserts per request with CompletableFuture.supplyAsync and a join, as the
- * JDK 25 + JPA post did. Here one of the three fails at once (a duplicate primary key) while the other two are
- * slow (each runs SELECT pg_sleep(S), then its insert, then commits: a slow statement before the write). The
- * request has failed the moment the first insert fails. How long does it take to say so, and do the two slow
- * siblings still write their rows?
- *   structured      StructuredTaskScope.open(Joiner.awaitAllSuccessfulOrThrow()), scope.fork(...) x 3,
- *                   scope.join(): the first failure cancels the scope, which interrupts the siblings' threads;
- *                   close() waits until they have ended. JEP 505, a preview API in JDK 25.
- *   futures         3 x CompletableFuture.supplyAsync(..., a virtual-thread executor made for the request) and
- *                   CompletableFuture.allOf(...).join(), as the post's code: allOf waits for all three, so the
- *                   request fails only after S, and the siblings' rows are written.
- *   futures-cancel  the same, but on the first failure every other future is cancel(true)-ed and the request
- *                   returns at once (on an executor that outlives it; closing a per-request one would wait for
- *                   its tasks): CompletableFuture.cancel does NOT interrupt the task, so the siblings run on and
- *                   write their rows after the request has already answered "failed".
- *
- * The bounds: structured should fail in about the failing insert's time (a few ms), far below S; futures at
- * S or just above; futures-cancel fast, with the rows still written at S. The rows are counted for each request
- * after S (and a margin) has passed since it started, so a sibling that was going to write has written; each
- * sibling's fate (written, interrupted, failed, still running when the request returned) is recorded by the
- * sibling itself, with the time it ended.
- *
- * The pitfalls: cancellation is an interrupt, so a sibling stops only if what it blocks in responds to one. On a
- * virtual thread, JDBC over a java.net.Socket does: the interrupt closes the socket (the connection is then
- * broken, and HikariCP drops it). The server may run the sleep to its end, but the transaction never commits
- * (its INSERT is never sent). A sibling that ignores interrupts (a busy loop, a library that swallows them) makes
- * close() wait for it. And the API: structured concurrency is a preview API whose shape changes with the JDK:
- * JDK 21-24 have new StructuredTaskScope.ShutdownOnFailure() and scope.join().throwIfFailed(); JDK 25 has
- * StructuredTaskScope.open() with Joiners (this file); JDK 26 changes the Joiners again. Code compiled with
- * --enable-preview runs only on the JDK that compiled it, so this snippet asks JBang for exactly Java 25
- * (//JAVA 25) and refuses --jdk 21.
- *
- * One JVM, one database (embedded PostgreSQL; H2 in PostgreSQL mode if it can't start, where pg_sleep is an
- * interruptible Java sleep; your own with UNPINNED_DB_URL). Results go to results/s25-structured-fanout/.
+ * The question: one of three inserts fails at once (a duplicate key) while two are slow (SELECT pg_sleep(S) first).
+ * How long until the request says it failed, and do the slow siblings still write? Three ways: structured
+ * (StructuredTaskScope, JEP 505, preview in 25), futures (allOf, as the JDK 25 + JPA post), futures-cancel.
+ * The bound: structured fails in about the failing insert's time (a few ms), far below S; futures at S or just
+ * above; futures-cancel fast, its rows still written at S (see futuresCancel).
+ * The pitfall: cancellation is an interrupt, which JDBC over a socket on a virtual thread obeys (see structured);
+ * the preview API changes shape with the JDK, so this asks for exactly Java 25 and refuses --jdk 21. One JVM, one
+ * database (embedded PostgreSQL; H2 if it can't start; yours with UNPINNED_DB_URL). Results go to
+ * results/s25-structured-fanout/.
  */
 
 import unpinned.experiments.Backpressure;
@@ -78,18 +52,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 
 public class S25_StructuredFanOut {
-    static final String ID = "s25-structured-fanout";
-    static final List<String> IMPLS = List.of("structured", "futures", "futures-cancel");
-    static final String NEEDS_25 = "needs JDK 25 exactly: StructuredTaskScope is a preview API whose shape changes"
-            + " with the JDK (JDK 21-24: new StructuredTaskScope.ShutdownOnFailure() and"
-            + " scope.join().throwIfFailed(); JDK 25: StructuredTaskScope.open() with Joiners, which this snippet"
-            + " uses; JDK 26 changes the Joiners again), and classes compiled with --enable-preview run only on the"
-            + " JDK that compiled them; run it on the course JDK 25";
-    static final String ONLY_COURSE = "the structured fan-out needs JDK 25's preview API, so 21 is refused";
-
     // ---- the three implementations of one request --------------------------------------------------------------
 
-    /** Structured: the first failure cancels the scope; join() throws; close() waits for the cancelled siblings. */
+    /**
+     * Structured: the first failure cancels the scope; join() throws; close() waits for the cancelled siblings.
+     * The cancel interrupts them: JDBC over a java.net.Socket on a virtual thread closes the socket (HikariCP
+     * drops the broken connection), so the transaction never commits. A sibling that ignores interrupts makes
+     * close() wait for it. JDK 21-24 had ShutdownOnFailure and join().throwIfFailed(); JDK 26 changes the Joiners.
+     */
     static void structured(DataSource db, int slowMs, AtomicLong ids, long requestId, List<Fate> fates, long t0,
                            List<String> states) throws InterruptedException {
         List<Subtask<Integer>> subtasks = new ArrayList<>();
@@ -117,7 +87,11 @@ public class S25_StructuredFanOut {
         }
     }
 
-    /** Fail fast by hand: the first failure cancel(true)s the others, and the request returns at once. */
+    /**
+     * Fail fast by hand: the first failure cancel(true)s the others, and the request returns at once, on an
+     * executor that outlives it (closing a per-request one would wait for its tasks). CompletableFuture.cancel
+     * does NOT interrupt the task: the siblings run on and write their rows after the request answered "failed".
+     */
     static void futuresCancel(DataSource db, int slowMs, AtomicLong ids, long requestId, List<Fate> fates, long t0,
                               ExecutorService shared) {
         List<CompletableFuture<Integer>> parts = List.of(
@@ -153,6 +127,15 @@ public class S25_StructuredFanOut {
         }
         return StructuredFanOut.settle(impl, slowMs, db, requestId, t0, error, fates, states);
     }
+
+    static final String ID = "s25-structured-fanout";
+    static final List<String> IMPLS = List.of("structured", "futures", "futures-cancel");
+    static final String NEEDS_25 = "needs JDK 25 exactly: StructuredTaskScope is a preview API whose shape changes"
+            + " with the JDK (JDK 21-24: new StructuredTaskScope.ShutdownOnFailure() and"
+            + " scope.join().throwIfFailed(); JDK 25: StructuredTaskScope.open() with Joiners, which this snippet"
+            + " uses; JDK 26 changes the Joiners again), and classes compiled with --enable-preview run only on the"
+            + " JDK that compiled them; run it on the course JDK 25";
+    static final String ONLY_COURSE = "the structured fan-out needs JDK 25's preview API, so 21 is refused";
 
     public static void main(String[] args) {
         Experiment.named("S25", "one of three inserts fails: who stops the other two?", ID)
@@ -219,15 +202,7 @@ public class S25_StructuredFanOut {
  *   tools/jbang structured-fanout --impl structured --slow-ms 5000
  *   tools/jbang structured-fanout --jdk 21                        (refused: the API differs on 21-24)
  *
- * What you should see (2 cores, JDK 25, embedded PostgreSQL 17):
- *   quick profile (sleep 500 ms, 2 requests each):
- *   structured      fails after ~4-9 ms (0.01-0.02 x the sleep); 0 of 4 sibling rows; each sibling "interrupted
- *                   in pg_sleep" ~5 ms after the start; subtask states [UNAVAILABLE, UNAVAILABLE, FAILED]; the
- *                   error: FailedException <- PSQLException: duplicate key value violates unique constraint
- *   futures         fails after ~505 ms (1.01 x); 4 of 4 sibling rows written before it answered
- *   futures-cancel  fails after ~2-5 ms (0.005-0.01 x) with a CancellationException, and the siblings, still
- *                   "running" then, write 4 of 4 rows at ~504 ms
- *   Full profile (2,000 ms, 5 requests each): structured ~7 ms (0.004 x), 0 of 10 rows; futures ~2,010 ms
- *   (1.005 x), 10 of 10; futures-cancel ~4.5 ms (0.002 x), and still 10 of 10 rows at ~2,010 ms. The first
- *   structured request of a JVM took ~275 ms (class loading), hence a warm-up request per implementation.
+ * What you should see: structured fails in a few ms with no sibling rows written; futures after about S with every
+ * row written; futures-cancel in a few ms, its siblings still writing every row at about S. Reference runs:
+ * data/reference-runs/snippets/S25-structured-fanout.md.
  */

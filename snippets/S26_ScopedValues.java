@@ -8,37 +8,15 @@ package unpinned.snippets;
 
 /*
  * S26: what a per-thread cache costs when every request has a thread of its own.
- *
- * The question: libraries keep per-thread caches in a ThreadLocal: a SimpleDateFormat (not thread-safe, so
- * one per thread), a scratch byte buffer (Jackson's BufferRecycler did this until 2.16), a formatter with its
- * tables. On a pool of 200 threads that is 200 copies, built once each and reused forever. With a virtual
- * thread per request there is no pool to reuse them: every thread builds its own copy, uses it once, and holds
- * it for as long as it lives. How much heap do N virtual threads that are all alive at once hold, when each
- * touched such a cache (--mode threadlocal), against N threads that were all handed ONE immutable object
- * through a ScopedValue (--mode scopedvalue)?
- *
- * The bound: the per-thread copies cost at least N x the value's own size (--value-bytes, 1,024 by default:
- * a byte[] table in a small holder object), plus the thread's ThreadLocalMap (its table and an entry, ~150 B).
- * A ScopedValue binding costs each thread a few small objects that point at the one shared value. Both modes
- * also pay for the parked virtual thread itself (its stack chunk: ~1 KB, see thread-cost): the control mode
- * none measures that, so each mode over the control is what its way of reaching the value costs a thread.
- *
- * The pitfalls: the fix is not the ScopedValue by itself but sharing ONE object, which must therefore be
- * immutable or thread-safe (DateTimeFormatter, not SimpleDateFormat); a ScopedValue makes that the only way to
- * use it (no set(), bound for the extent of a call). A virtual thread started with Thread.ofVirtual() does
- * NOT inherit its parent's bindings (only StructuredTaskScope forks do, a preview API in 25): here each thread
- * binds the value itself at its entry, as a framework binds a request's context around its handler.
- * ScopedValue is final since JDK 25 (JEP 506); JDK 21-24 have it only as a preview (--enable-preview), with an
- * API that changed between previews, so this snippet is compiled for Java 25 (--jdk 21 is refused).
- * The heap must be read in a fresh JVM per mode: classes, the JIT's data and the carrier pool of the first
- * run would be charged to the second. --mode both (the default) therefore starts this snippet three times, each
- * in its own JVM: threadlocal, scopedvalue, and the control none (threads that touch no value: what the parked
- * thread itself costs), and compares what they report, each mode over the control.
- *
- * One JVM per mode, -Xmx4g (see //RUNTIME_OPTIONS): a run whose estimated heap does not fit in 80 % of it (or
- * of this machine's memory) is refused before it starts. Warm-up rounds of the same mode go first (class
- * loading, the JIT, the carriers); the heap is read after full GCs (live objects only), before the threads
- * start and while all N are parked. Results go to results/s26-scoped-values/.
+ * The question: libraries keep per-thread caches in a ThreadLocal (a SimpleDateFormat, a scratch buffer). With a
+ * virtual thread per request every thread builds its own copy and holds it while it lives. How much heap do N live
+ * virtual threads hold that each touched such a cache (--mode threadlocal), against N bound to ONE immutable
+ * object through a ScopedValue (--mode scopedvalue)? The control (none) is the parked thread itself.
+ * The bound: the copies cost at least N x the value's size (--value-bytes) plus a ThreadLocalMap each (~150 B); a
+ * binding costs each thread a few small objects pointing at the one value.
+ * The pitfall: the fix is sharing ONE object, so it must be immutable or thread-safe; a ScopedValue makes that the
+ * only way to use it. ScopedValue is final since JDK 25 (JEP 506), so --jdk 21 is refused. One JVM per mode
+ * (see both), -Xmx4g; results go to results/s26-scoped-values/.
  */
 
 import unpinned.experiments.Backpressure;
@@ -62,17 +40,25 @@ import java.util.Locale;
 import java.util.Map;
 
 public class S26_ScopedValues {
-    static final String ID = "s26-scoped-values";
-    static final List<String> MODES = List.of("threadlocal", "scopedvalue", "none", "both");
-    static final int MAX_THREADS = 2_000_000, MAX_VALUE_BYTES = 65_536;
-    static final String NEEDS_25 = "needs JDK 25+: ScopedValue is final since JDK 25 (JEP 506); in JDK 21-24 it is"
-            + " only a preview API (--enable-preview, and its API changed between previews), so this snippet is"
-            + " compiled for Java 25 and JDK 21 cannot run it; run it on the course JDK (JDK 25+)";
-    static final String ONLY_COURSE = "ScopedValue is final since JDK 25, so 21 is refused";
-    /** A parked virtual thread that went a few frames deep (thread-cost measures ~1 KB), with head-room. */
-    static final long ESTIMATE_THREAD_BYTES = 1_400;
-    /** A thread's ThreadLocalMap (the map, its 16-slot table, one entry) and the value's holder and array headers. */
-    static final long ESTIMATE_COPY_OVERHEAD_BYTES = 250;
+    // ---- the code under study ---------------------------------------------------------------------------------
+
+    /** What each virtual thread runs: touch the value, count down, park until released (see SHARED). */
+    static Runnable task(String mode, Formatter shared) {
+        return switch (mode) {
+            case "threadlocal" -> () -> {
+                Formatter mine = PER_THREAD.get(); // this thread's first get(): builds its own copy
+                sink = mine.format(Thread.currentThread().threadId());
+                parkUntilReleased();
+            };
+            case "scopedvalue" -> () -> ScopedValue.where(SHARED, shared).run(() -> {
+                Formatter one = SHARED.get(); // the one object main built, for every thread
+                sink = one.format(Thread.currentThread().threadId());
+                parkUntilReleased(); // inside the binding: it lives as long as the thread's work does
+            });
+            case "none" -> () -> parkUntilReleased(); // the control: what the parked thread itself costs
+            default -> throw new IllegalArgumentException("no mode " + mode);
+        };
+    }
 
     /**
      * What the threads need: a formatter with its lookup table, about {@code valueBytes} of heap. Built afresh by
@@ -94,10 +80,28 @@ public class S26_ScopedValues {
     /** The per-thread cache as libraries write it: each thread's first get() builds its own copy. */
     static volatile int valueBytes;
     static final ThreadLocal<Formatter> PER_THREAD = ThreadLocal.withInitial(() -> Formatter.build(valueBytes));
-    /** The shared value: bound by each thread for the extent of its work, to the one object built in main. */
+    /**
+     * The shared value: bound by each thread for the extent of its work, to the one object built in main, as a
+     * framework binds a request's context around its handler: a thread from Thread.ofVirtual() does NOT inherit
+     * its parent's bindings (only StructuredTaskScope forks do, a preview API in 25).
+     */
     static final ScopedValue<Formatter> SHARED = ScopedValue.newInstance();
 
     static volatile int sink;
+
+    // ---- the measurement --------------------------------------------------------------------------------------
+
+    static final String ID = "s26-scoped-values";
+    static final List<String> MODES = List.of("threadlocal", "scopedvalue", "none", "both");
+    static final int MAX_THREADS = 2_000_000, MAX_VALUE_BYTES = 65_536;
+    static final String NEEDS_25 = "needs JDK 25+: ScopedValue is final since JDK 25 (JEP 506); in JDK 21-24 it is"
+            + " only a preview API (--enable-preview, and its API changed between previews), so this snippet is"
+            + " compiled for Java 25 and JDK 21 cannot run it; run it on the course JDK (JDK 25+)";
+    static final String ONLY_COURSE = "ScopedValue is final since JDK 25, so 21 is refused";
+    /** A parked virtual thread that went a few frames deep (thread-cost measures ~1 KB), with head-room. */
+    static final long ESTIMATE_THREAD_BYTES = 1_400;
+    /** A thread's ThreadLocalMap (the map, its 16-slot table, one entry) and the value's holder and array headers. */
+    static final long ESTIMATE_COPY_OVERHEAD_BYTES = 250;
 
     record Options(String mode, int threads, int valueBytes) {}
 
@@ -165,6 +169,11 @@ public class S26_ScopedValues {
 
     // ---- both modes, each in a JVM of its own -------------------------------------------------------------------
 
+    /**
+     * The three modes, each in a fresh JVM: classes, the JIT's data and the carrier pool of a first run would be
+     * charged to the second. Each reads the heap after full GCs, before the threads start and while all N are
+     * parked, after warm-up rounds of the same mode; each mode is judged over the control.
+     */
     static Backpressure.Scoped both(Options o) {
         Map<String, Backpressure.HeapRun> runs = new LinkedHashMap<>();
         for (String mode : List.of("threadlocal", "scopedvalue", "none")) {
@@ -239,24 +248,6 @@ public class S26_ScopedValues {
                 ManagementFactory.getThreadMXBean().getThreadCount(), System.getProperty("java.version"));
     }
 
-    /** What each virtual thread runs: touch the value, count down, park until released. */
-    static Runnable task(String mode, Formatter shared) {
-        return switch (mode) {
-            case "threadlocal" -> () -> {
-                Formatter mine = PER_THREAD.get(); // this thread's first get(): builds its own copy
-                sink = mine.format(Thread.currentThread().threadId());
-                parkUntilReleased();
-            };
-            case "scopedvalue" -> () -> ScopedValue.where(SHARED, shared).run(() -> {
-                Formatter one = SHARED.get(); // the one object main built, for every thread
-                sink = one.format(Thread.currentThread().threadId());
-                parkUntilReleased(); // inside the binding: it lives as long as the thread's work does
-            });
-            case "none" -> () -> parkUntilReleased(); // the control: what the parked thread itself costs
-            default -> throw new IllegalArgumentException("no mode " + mode);
-        };
-    }
-
     static double round(double v, int decimals) {
         double f = Math.pow(10, decimals);
         return Math.round(v * f) / f;
@@ -270,15 +261,7 @@ public class S26_ScopedValues {
  *   tools/jbang scoped-values --mode threadlocal --threads 1000000 --value-bytes 4096   (refused: over the heap)
  *   tools/jbang scoped-values --jdk 21                           (refused: ScopedValue is final since JDK 25)
  *
- * What you should see (2 cores, JDK 25, -Xmx4g):
- *   value 1,024 B         100,000 threads (quick)          1,000,000 threads (full)
- *   threadlocal           ~195 MB, ~1,950 B per thread     ~1,990 MB, ~1,990 B per thread
- *   scopedvalue           ~100 MB, ~970-1,010 B            ~1,000 MB, ~1,000 B    (0.50 x the ThreadLocal heap)
- *   none (the control)    ~73 MB, ~730 B                   ~745 MB, ~745 B        (the parked thread itself)
- *   Over the control, each ThreadLocal copy costs ~1,220-1,250 B (1.16-1.19 x its own 1,056 B: the rest is the
- *   thread's ThreadLocalMap) and each ScopedValue binding ~230-280 B (0.19-0.23 x a copy: the binding's objects
- *   and the deeper stack of where(...).run(...)). A larger --value-bytes grows the ThreadLocal side only. Each
- *   JVM takes ~4-5 s at 100,000 threads (the warm-up is most of it), ~20 s at 1,000,000. Without the warm-up's
- *   pause for the JIT, a loaded machine showed ~1,600 B per scopedvalue thread (interpreted frames).
- *   --mode threadlocal --threads 2000000: refused in one line (about 5,100 MB estimated, over 80 % of -Xmx4g).
+ * What you should see: over the control, a ThreadLocal copy a little over the value's size per thread, a
+ * ScopedValue binding a small fraction of it; a run over the heap refused in one line. Reference runs:
+ * data/reference-runs/snippets/S26-scoped-values.md.
  */

@@ -8,45 +8,13 @@ package unpinned.snippets;
 
 /*
  * S27: when a virtual thread becomes runnable, which queue of the scheduler does it wait in?
- *
- * The question: the scheduler is a ForkJoinPool with two kinds of queues: one per carrier (a worker's own
- * queue, which other carriers steal from) and the pool's shared submission queues. N virtual threads go
- * down each of six paths to "runnable", each then spinning W µs (so that queues build up), on P carriers:
- *   start-virtual     started by one virtual thread       start-platform   started by a platform thread
- *   unpark-virtual    parked, unparked by a virtual thread unpark-platform  the same, by a platform thread
- *   sleep-wakeup      each wakes from Thread.sleep         yield            each yields 10 times (sampled once
- *                                                                           all are unparked and running)
- * A platform thread samples the pool every --sample-us while a path runs: getQueuedSubmissionCount()
- * (submission queues), getQueuedTaskCount() (the workers' own queues), getPoolSize(), and the steal count.
- *
- * The prediction, from the JDK sources (java.lang.VirtualThread; ForkJoinPool.poolSubmit):
- *   start: JDK 21 start() calls submitRunContinuation() -> scheduler.execute(), and ForkJoinPool.poolSubmit
- *     pushes to a worker's own queue only if Thread.currentThread() is that worker; in a virtual thread it
- *     is the virtual thread, so the task goes to a submission queue. JDK 25 start() calls
- *     externalSubmitRunContinuationOrThrow(): a submission queue on purpose. Both: submission queues.
- *   unpark from a virtual thread: JDK 21 unpark() does switchToCarrierThread() and then
- *     submitRunContinuation(); JDK 25 submitRunContinuation() pins and calls execute(), and poolSubmit reads
- *     JLA.currentCarrierThread(). Both: the waker's carrier's own queue, so the other carriers steal.
- *   unpark from a platform thread: not a worker, so a submission queue (both).
- *   sleep: JDK 21 schedules the unpark on a ScheduledThreadPoolExecutor ("VirtualThread-unparker", a
- *     platform thread: submission queues); JDK 25 schedules parkTimeoutExpired in the pool itself
- *     (ForkJoinPool.schedule): the expired timer task goes to a submission queue, and a carrier running it
- *     unparks with lazySubmitRunContinuation(): its own queue. So 21 and 25 may differ here.
- *   yield: afterYield() externalSubmitRunContinuation()s when the carrier's own queue is empty, else
- *     pushes to it (both): submission queues, as long as nothing else fills a worker's queue. Threads that
- *     wait by yielding in a loop kept threads still waiting to start from ever starting, in a first version of
- *     this snippet (a hang on JDK 25: ForkJoinPool.runWorker keeps taking from one queue while it has tasks),
- *     so here they park first and yield once unparked.
- * createDefaultScheduler() builds the pool with asyncMode = true (FIFO) on both: a worker takes its own
- * queue's tasks from the same end the thieves do, not "the other end". Read here: getAsyncMode().
- *
- * The pitfalls: the counters are estimates read while the pool runs, and a sample sees a moment, so the
- * maxima depend on --sample-us and on how long each task runs (--work-us): with no work, the queues drain as
- * fast as they fill. getStealCount() counts every task a worker took by scanning the pool's queues, the
- * submission queues included, so steals > 0 alone does not mean "taken from another carrier". The JVM
- * reads the scheduler's properties once, at its first virtual thread: main sets them first and checks the
- * pool it got (maxPoolSize = P: no extra carrier). A warm-up round of every path goes first (JIT).
- * Results go to results/s27-which-queue/.
+ * The question: the scheduler is a ForkJoinPool with one queue per carrier (which other carriers steal from) and
+ * shared submission queues. N virtual threads go down each of six paths to "runnable" (start, unpark from a
+ * virtual or a platform thread, sleep, yield), each spinning W µs, on P carriers, while a platform thread samples
+ * the pool's queue counts. The JDK sources predict each path's queue (see start, unpark, sleepWakeup, yieldEach).
+ * The prediction: all wait in submission queues but a virtual thread's unparks (its carrier's own queue).
+ * The pitfall: the counters are estimates read while the pool runs, so the maxima depend on --sample-us and
+ * --work-us; getStealCount() counts takes from the submission queues too. Results in results/s27-which-queue/.
  */
 
 import static unpinned.experiments.SchedulerInternals.awaitState;
@@ -71,10 +39,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 public class S27_WhichQueue {
-    static final List<String> PATHS = List.of("start-virtual", "start-platform", "unpark-virtual", "unpark-platform",
-            "sleep-wakeup", "yield");
-    static final int YIELDS = 10, WARM_UP_THREADS = 200;
-
     // ---- the code under study: how each path makes N virtual threads runnable -------------------------------
 
     /** Spins {@code micros}: short, non-zero work, so runnable threads pile up in the queues. */
@@ -99,7 +63,12 @@ public class S27_WhichQueue {
         }
     }
 
-    /** n starts in a row, from a virtual thread or from main (a platform thread). */
+    /**
+     * n starts in a row, from a virtual thread or from main (a platform thread). JDK 21's start() calls
+     * submitRunContinuation() -> execute(), and ForkJoinPool.poolSubmit pushes to a worker's own queue only if
+     * Thread.currentThread() is that worker (in a virtual thread it is not); JDK 25's calls
+     * externalSubmitRunContinuationOrThrow(). Both: submission queues.
+     */
     static void start(boolean fromVirtual, int n, Runnable task, Runnable sampling) throws Exception {
         Runnable starter = () -> { for (int i = 0; i < n; i++) Thread.ofVirtual().start(task); };
         sampling.run();
@@ -107,7 +76,12 @@ public class S27_WhichQueue {
         else starter.run();
     }
 
-    /** n virtual threads park; once all are parked, one thread (virtual or platform) unparks them all. */
+    /**
+     * n virtual threads park; once all are parked, one thread (virtual or platform) unparks them all. From a
+     * virtual thread, JDK 21's unpark() does switchToCarrierThread() then submitRunContinuation(); JDK 25's pins
+     * and calls execute(), and poolSubmit reads JLA.currentCarrierThread(): the waker's carrier's own queue (the
+     * others steal). From a platform thread, not a worker: a submission queue (both).
+     */
     static void unpark(boolean fromVirtual, int n, Runnable task, Runnable sampling) throws Exception {
         AtomicBoolean go = new AtomicBoolean();
         List<Thread> parked = new ArrayList<>(n);
@@ -124,7 +98,12 @@ public class S27_WhichQueue {
         else waker.run();
     }
 
-    /** n virtual threads sleep until the same instant, then work. */
+    /**
+     * n virtual threads sleep until the same instant, then work. JDK 21 schedules the unpark on
+     * VirtualThread-unparker (a platform thread: submission queues); JDK 25 schedules parkTimeoutExpired in the
+     * pool (ForkJoinPool.schedule): the timer task waits in a submission queue, and the carrier running it unparks
+     * with lazySubmitRunContinuation() into its own queue. So 21 and 25 may differ here.
+     */
     static void sleepWakeup(int n, Runnable task, Runnable sampling) throws Exception {
         long wakeAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50) + n * 2_000L; // all asleep by then
         List<Thread> sleepers = new ArrayList<>(n);
@@ -142,7 +121,12 @@ public class S27_WhichQueue {
         sampling.run();
     }
 
-    /** Parked first, so that no thread waits to start (yielders would starve it); then each yields 10 times. */
+    /**
+     * Parked first, so that no thread waits to start (yielders would starve it: ForkJoinPool.runWorker keeps
+     * taking from one queue while it has tasks, a hang on JDK 25); then each yields 10 times. afterYield()
+     * submits externally when the carrier's own queue is empty, else pushes to it (both JDKs). The pool is FIFO
+     * (createDefaultScheduler: asyncMode = true): a worker takes its own tasks from the end the thieves do.
+     */
     static void yieldEach(int n, long workUs, Runnable task, Runnable sampling, AtomicBoolean counting)
             throws Exception {
         AtomicBoolean go = new AtomicBoolean();
@@ -164,6 +148,10 @@ public class S27_WhichQueue {
     }
 
     // ---- the measurement ------------------------------------------------------------------------------------
+
+    static final List<String> PATHS = List.of("start-virtual", "start-platform", "unpark-virtual", "unpark-platform",
+            "sleep-wakeup", "yield");
+    static final int YIELDS = 10, WARM_UP_THREADS = 200;
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S27", "S27_WhichQueue.java", args);
@@ -225,17 +213,7 @@ public class S27_WhichQueue {
  *   tools/jbang which-queue --jdk 21                 (the same classes on the JDK 21 runtime)
  *   tools/jbang which-queue --path unpark-virtual --threads 10000 --carriers 4
  *
- * What you should see (2 cores, 2 carriers, 2,000 threads x 20 µs; JDK 25.0.3 and 21.0.8 alike, ~5 s / ~12 s):
- *   path             submissions max   worker queues max   steals          verdict
- *   start-virtual    ~1,600-1,800      0                   2,001           queued in submission queues
- *   start-platform   ~1,950-2,000      0                   2,000           queued in submission queues
- *   unpark-virtual   0                 ~1,850-1,900        ~1,025-1,030    in worker queues
- *   unpark-platform  ~1,900-1,950      0                   2,000           queued in submission queues
- *   sleep-wakeup     ~1,450-1,850      0 (25: at most 1)   2,000           queued in submission queues
- *   yield            ~2,000            0                   22,000          queued in submission queues
- *   FIFO (async) mode true, pool size never above 2. So chapter 04's "a started thread waits in its spawner's
- *   carrier's queue" holds for neither JDK: starts wait in the shared submission queues (every task taken from
- *   them counts as a steal: 2,000 of 2,000), and only the unparks a virtual thread makes fill one carrier's own
- *   queue, about half of which the other carrier steals. On 25 a sleep's timer task waits in a submission queue
- *   and the carrier that runs it pushes the woken thread to its own queue and runs it next (1 at most).
+ * What you should see: every path but unpark-virtual queued in the submission queues, unpark-virtual in the
+ * waker's carrier's own queue, FIFO mode, pool size P. Reference runs:
+ * data/reference-runs/snippets/S27-which-queue.md.
  */

@@ -8,44 +8,15 @@ package unpinned.snippets;
 
 /*
  * S28: when does the virtual-thread scheduler add a carrier (compensate) for a blocked one, and how many?
- *
- * The question: JEP 444 says the scheduler does not compensate for pinning. What it compensates for is "managed
- * blocking": a call wrapped in jdk.internal.misc.Blocker.begin()/end(), which asks the pool for a spare carrier
- * (CarrierThread.beginBlocking -> ForkJoinPool.beginCompensatedBlock -> tryCompensate) while this one is blocked in
- * the OS. Which calls do that differs by JDK:
- *   JDK 21.0.8 (its bytecode, javap -c): FileInputStream.read and Object.wait(long) call Blocker.begin.
- *   JDK 25 (its src.zip): FileInputStream.read calls read0 and Object.wait(long) calls wait0, neither with a
- *     Blocker; Process.PipeInputStream (a child's output), System.in, FileDescriptor.sync, InetAddress and some
- *     FileChannelImpl and RandomAccessFile paths (Blocker.begin(sync || direct)) still do.
- * --mode cases: N virtual threads block S ms on P carriers (default 1), one case at a time:
- *   none                Thread.sleep (the control: unmounts, nothing to compensate)
- *   synchronized-sleep  Thread.sleep inside synchronized (JDK 21-23: pins; the carrier is held, no spare)
- *   object-wait         Object.wait(S) inside synchronized (JDK 21: Blocker, a spare; JDK 24+, JEP 491: unmounts)
- *   file-read           FileInputStream.read() on a FIFO (a named pipe) that stays empty for S ms (JDK 21:
- *                       Blocker, a spare; JDK 25: no Blocker, the carrier is held with no spare)
- *   process-read        read() on a child process's standard output (Process.PipeInputStream: Blocker on both)
- * and the figure that tells: how many threads were inside the blocking call at once. A case that unmounts or is
- * compensated lets all N in (each blocked one has a carrier of its own, or needs none); a case that holds the
- * carrier with no spare lets in only P. The pool's size before and during each case, and the time, come beside it.
- *
- * --mode sweep: how many spares? ForkJoinPool.tryCompensate (21 and 25) first wakes an idle carrier if there is
- * one; else, while more than minRunnable carriers stay active, it only counts the blocked one as inactive and adds
- * nothing; only then does it start a spare, up to maxPoolSize. So with every carrier busy (other virtual threads
- * waiting to run, as on a loaded server) N threads blocking at once leave the pool at
- *   P + max(0, N - (P - minRunnable))        (minRunnable: jdk.virtualThreadScheduler.minRunnable, default
- *                                             max(P / 2, 1), VirtualThread.createDefaultScheduler on 21 and 25)
- * The sweep blocks N = 1, 2, ... threads in a pipe read (managed on both JDKs) on P carriers (default 4) while
- * spinning virtual threads keep every carrier busy, one N after another in one JVM, ascending: a spare lives 30 s
- * (the pool's keep-alive) and the next N reuses it, which the formula allows for (it only grows with N).
- *
- * The pitfalls: a spare carrier stays alive 30 s after its block ends, so a later case may reuse it: the cases run
- * in the order above, and each reports the pool's size before it and its maximum during it. An idle carrier is
- * woken before any spare is made, so without the spinners the sweep would show fewer spares. The properties are read
- * at the first virtual thread: main sets them first and checks the pool. JDK 24+ has
- * jdk.management.VirtualThreadSchedulerMXBean (parallelism, pool size): read through reflection, so the same classes
- * run on 21. The pipes: a child `cat` that waits for input we never send (the sweep; closing its input ends the read)
- * or `sleep S` (the cases), and a FIFO made with `mkfifo` and held open by main: Linux and macOS. Results go to
- * results/s28-compensation/.
+ * The question: the scheduler compensates not for pinning but for "managed blocking", a call wrapped in
+ * jdk.internal.misc.Blocker.begin()/end(), and which calls do that differs by JDK (see block). --mode cases: N
+ * virtual threads block S ms on P carriers, one case at a time; --mode sweep: N = 1, 2, ... in a pipe read.
+ * The bound: a case that unmounts or is compensated lets all N into the blocking call at once, one that holds the
+ * carrier with no spare only P; with every carrier busy the sweep's pool is P + max(0, N - (P - minRunnable))
+ * (see sweep).
+ * The pitfall: a spare lives 30 s, so later cases may reuse it (each reports the pool before and during it); the
+ * properties are read at the first virtual thread, so main sets them first. The pipes need Linux or macOS.
+ * Results go to results/s28-compensation/.
  */
 
 import unpinned.workloads.Carriers;
@@ -72,9 +43,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 public class S28_Compensation {
-    static final List<String> CASES = List.of("none", "synchronized-sleep", "object-wait", "file-read",
-            "process-read");
-
     // ---- the code under study ---------------------------------------------------------------------------------
 
     static void synchronizedSleep(long ms) throws InterruptedException {
@@ -112,7 +80,14 @@ public class S28_Compensation {
         while (System.nanoTime() < deadline && !stop.get()) Thread.onSpinWait();
     }
 
-    /** Case {@code name} for thread {@code i}: children (process-read) or the FIFO (file-read) come prepared. */
+    /**
+     * Case {@code name} for thread {@code i}: children (process-read) or the FIFO (file-read) come prepared.
+     * Managed blocking asks for a spare (CarrierThread.beginBlocking -> ForkJoinPool.beginCompensatedBlock ->
+     * tryCompensate). JDK 21.0.8 (javap -c): FileInputStream.read and Object.wait(long) call Blocker.begin. JDK 25
+     * (src.zip): they call read0 and wait0 with no Blocker; Process.PipeInputStream, System.in,
+     * FileDescriptor.sync, InetAddress and some FileChannelImpl and RandomAccessFile paths still do. Since JEP 491
+     * (JDK 24) synchronized-sleep and object-wait unmount instead.
+     */
     static void block(String name, int sleepMs, List<Process> children, Path fifo, int i) throws Exception {
         switch (name) {
             case "none" -> Thread.sleep(sleepMs);
@@ -125,6 +100,9 @@ public class S28_Compensation {
     }
 
     // ---- the measurement --------------------------------------------------------------------------------------
+
+    static final List<String> CASES = List.of("none", "synchronized-sleep", "object-wait", "file-read",
+            "process-read");
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S28", "S28_Compensation.java", args);
@@ -225,7 +203,14 @@ public class S28_Compensation {
         }
     }
 
-    /** The sweep: for each N (ascending), N threads block in a pipe read while spinners keep every carrier busy. */
+    /**
+     * The sweep: for each N (ascending), N threads block in a pipe read while spinners keep every carrier busy.
+     * ForkJoinPool.tryCompensate (21 and 25) first wakes an idle carrier; else, while more than minRunnable
+     * carriers stay active, it only counts the blocked one inactive; only then does it start a spare, up to
+     * maxPoolSize: P + max(0, N - (P - minRunnable)), minRunnable defaulting to max(P / 2, 1)
+     * (VirtualThread.createDefaultScheduler). A spare lives 30 s and the next N reuses it, which the formula
+     * allows for (it only grows with N); without the spinners idle carriers would be woken instead.
+     */
     static List<SweepStep> sweep(ForkJoinPool pool, int p, Integer minRunnable, Integer maxPool, List<Integer> ns,
                                  int s) throws Exception {
         int min = SchedulerInternals.minRunnable(p, minRunnable);
@@ -336,18 +321,7 @@ public class S28_Compensation {
  *   tools/jbang compensation --jdk 21 --max-pool-size 1   (no spare allowed)
  *   tools/jbang compensation --mode sweep --carriers 4 [--min-runnable 4]
  *
- * What you should see, --mode cases (2 cores, 3 threads x 200 ms on 1 carrier; threads blocked at once, elapsed / S,
- * pool size most seen; measured 2026-11-28):
- *   case                JDK 25.0.3                     JDK 21.0.8                      JDK 21, --max-pool-size 1
- *   none                3, 1.0, 1                      3, 1.0, 1                       3, 1.0-1.3, 1
- *   synchronized-sleep  3, 1.0, 1 (unmounts: JEP 491)  1, 3.0, 1 (pinned, no spare)   1, 3.1, 1
- *   object-wait         3, 1.0, 1 (unmounts)           3, 1.1, 4 (Blocker: spares)     1, 3.0, 1 (no spare allowed)
- *   file-read           1, 1.0, 1 (held, no spare)     3, 1.0, 4 (Blocker: spares)     1
- *   process-read        3, 1.0, 4 (Blocker: spares)    3, 1.0, 4 (the spares again)    1, 1.0, 1
- *   The times of the two reads tell nothing (the data come for all at once); how many were in the read at once
- *   does. So pinning is never compensated (synchronized + sleep on 21), the FIFO read is compensated on 21 only,
- *   and a child's pipe on both, up to maxPoolSize. The spares leave after 30 s idle.
- * --mode sweep --carriers 4 (JDK 25.0.3 and 21.0.8 alike, N = 1..6): pool size 4, 4, 5, 6, 7, 8 with minRunnable 2
- *   (the default), 5, 6, 7, 8, 9, 10 with --min-runnable 4: exactly P + max(0, N - (P - minRunnable)). Without the
- *   spinners the first blocks wake idle carriers instead, and fewer spares appear.
+ * What you should see: cases: N threads in the call at once where the JDK unmounts or compensates, P where it pins
+ * with no spare; sweep: the pool at exactly the formula's size. Reference runs:
+ * data/reference-runs/snippets/S28-compensation.md.
  */

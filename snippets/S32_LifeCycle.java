@@ -10,33 +10,13 @@ package unpinned.snippets;
 /*
  * S32: the life of one virtual thread, watched from outside: its states, its stack while mounted and parked, and
  * why a continuation sometimes cannot yield.
- *
- * The question: java.lang.VirtualThread keeps its own state in a private int (`state`), finer than Thread.State.
- * The constants and their values differ by JDK (VirtualThread.java; read here through reflection):
- *   JDK 21.0.8: NEW 0, STARTED 1, RUNNING 2, PARKING 3, PARKED 4, PINNED 5, TIMED_PARKING 6, TIMED_PARKED 7,
- *               TIMED_PINNED 8, UNPARKED 9, YIELDING 10, YIELDED 11, TERMINATED 99
- *   JDK 25:     the same, plus BLOCKING 12, BLOCKED 13, UNBLOCKED 14 (monitor enter) and WAITING 15, WAIT 16,
- *               TIMED_WAITING 17, TIMED_WAIT 18 (Object.wait): JEP 491 (JDK 24) lets both unmount.
- * A platform thread samples the state in a loop while the thread follows a script (run, park, sleep, yield,
- * block on a monitor, wait, park holding a monitor, end), on ONE carrier (parallelism 1), so that a "hog"
- * virtual thread spinning on it keeps our thread in its runnable-but-unmounted states (STARTED, UNPARKED,
- * YIELDED) long enough to be seen. Passing states (PARKING, YIELDING, BLOCKING) show only when a read falls in.
- *
- * Mount and unmount in stack traces, with the frames the JDK hides by default (-XX:+ShowHiddenFrames, set in
- * //RUNTIME_OPTIONS; @Hidden in both JDKs' sources: Continuation.enter, enter0, yield, yield0,
- * VirtualThread.yieldContinuation): the running thread's own trace ends in VirtualThread.run <- Continuation.enter0
- * <- enter (where it was mounted); its carrier's trace, while it is mounted, starts at Continuation.run; the parked
- * thread's trace, read from its frozen frames, starts at Continuation.yield0 <- yield (JDK 25; JDK 21's at yield).
- *
- * Pinning, live: a Continuation of our own (jdk.internal.vm, --add-exports) yields inside synchronized, inside a
- * class initializer (the VM calls it through its call stub, a frame it cannot freeze) and between
- * Continuation.pin() and unpin(). Continuation.yield0 calls onPinned(reason) when the VM's freeze fails
- * (continuationFreezeThaw.cpp, freeze_internal: pin() count -> CRITICAL_SECTION, held_monitor_count -> MONITOR;
- * recurse_freeze: a frame neither compiled nor interpreted Java -> NATIVE). The default onPinned (Continuation.java,
- * 21 and 25) throws IllegalStateException("Pinned: " + reason), so the reason comes back in its message. JDK 25
- * (lightweight locking, JEP 491) counts held monitors only in the legacy mode (freeze_internal's assert), so
- * synchronized no longer pins; Pinned gained EXCEPTION (21: NATIVE, MONITOR,
- * CRITICAL_SECTION). Results go to results/s32-life-cycle/.
+ * The question: which of java.lang.VirtualThread's private states (finer than Thread.State, by JDK: see
+ * constants) does a thread pass through as it runs, parks, sleeps, yields, blocks, waits and ends; where do mount and
+ * unmount show in stack traces; and where does a continuation's yield fail (see yieldInside)?
+ * The bound: on ONE carrier a "hog" keeps our thread in its runnable-but-unmounted states long enough to be seen;
+ * passing states (PARKING, YIELDING, BLOCKING) show only when a read falls in.
+ * The pitfall: the mount frames are hidden by default (-XX:+ShowHiddenFrames in //RUNTIME_OPTIONS).
+ * Results go to results/s32-life-cycle/.
  */
 
 import unpinned.core.Experiment;
@@ -50,15 +30,9 @@ import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 public class S32_LifeCycle {
-    static final long HOLD_MS = 100; // how long each state is held, so the sampler sees it
-    static final Object LOCK = new Object();
-    static volatile int step;
-    static volatile boolean notified;
-    static volatile StackTraceElement[] mountedTrace;
-    static Map<String, Integer> constants;
-
     // ---- the code under study: the thread's script -----------------------------------------------------------
 
+    /** What the watched thread does, step by step as main allows (its states: see {@link #constants}). */
     static void script() throws InterruptedException {
         mountedTrace = Thread.currentThread().getStackTrace();
         await(1);                               // run: spins, mounted (RUNNING)
@@ -89,7 +63,14 @@ public class S32_LifeCycle {
         }
     }
 
-    /** Runs one case in a new Continuation on this thread; its outcome: "yielded" or onPinned's reason. */
+    /**
+     * Runs one case in a new Continuation on this thread; its outcome: "yielded" or onPinned's reason.
+     * Continuation.yield0 calls onPinned(reason) when the VM's freeze fails (continuationFreezeThaw.cpp,
+     * freeze_internal: pin() count -> CRITICAL_SECTION, held monitors -> MONITOR; recurse_freeze: a frame neither
+     * compiled nor interpreted Java, like a class initializer's call stub -> NATIVE), and the default onPinned
+     * throws IllegalStateException("Pinned: " + reason). JDK 25 counts held monitors only in legacy locking, so
+     * synchronized no longer pins; its Pinned adds EXCEPTION.
+     */
     static String yieldInside(String kase) {
         String[] outcome = {"yielded"};
         LifeCycle.runToEnd(() -> {
@@ -112,6 +93,24 @@ public class S32_LifeCycle {
     }
 
     // ---- the measurement --------------------------------------------------------------------------------------
+
+    static final long HOLD_MS = 100; // how long each state is held, so the sampler sees it
+    static final Object LOCK = new Object();
+    static volatile int step;
+    static volatile boolean notified;
+    /**
+     * The thread's own trace while mounted: it ends in VirtualThread.run <- Continuation.enter0 <- enter (@Hidden
+     * frames); its carrier's starts at Continuation.run; parked, its frozen frames start at Continuation.yield0 <-
+     * yield (JDK 25; JDK 21's at yield).
+     */
+    static volatile StackTraceElement[] mountedTrace;
+    /**
+     * VirtualThread's private state constants, read through reflection: JDK 21.0.8 has NEW 0, STARTED 1, RUNNING 2,
+     * PARKING 3, PARKED 4, PINNED 5, TIMED_PARKING 6, TIMED_PARKED 7, TIMED_PINNED 8, UNPARKED 9, YIELDING 10,
+     * YIELDED 11, TERMINATED 99; JDK 25 adds BLOCKING 12, BLOCKED 13, UNBLOCKED 14 and WAITING 15, WAIT 16,
+     * TIMED_WAITING 17, TIMED_WAIT 18 (JEP 491 lets monitor enter and Object.wait unmount).
+     */
+    static Map<String, Integer> constants;
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S32", "S32_LifeCycle.java", args);
@@ -214,11 +213,7 @@ public class S32_LifeCycle {
  *   tools/jbang life-cycle            (on the course JDK)
  *   tools/jbang life-cycle --jdk 21   (the same classes on the JDK 21 runtime)
  *
- * What you should see (2 cores; internal states per phase, passing states seen only now and then):
- *   both JDKs  new NEW; start NEW -> STARTED -> RUNNING (queued behind the hog); park PARKED -> UNPARKED (behind
- *              the hog) -> RUNNING; sleep TIMED_PARKED -> UNPARKED -> RUNNING; yield YIELDED only if a hog ran first
- *   JDK 25     monitor enter BLOCKED -> UNBLOCKED; wait WAIT; park inside synchronized PARKED; our continuation
- *              pinned by the class initializer (NATIVE) and pin() (CRITICAL_SECTION), not by synchronized
- *   JDK 21     monitor enter and wait stay RUNNING (Thread.getState: BLOCKED, WAITING: the carrier is held);
- *              park inside synchronized PINNED; synchronized pins our continuation too (MONITOR)
+ * What you should see: the internal states of each phase (NEW, STARTED, RUNNING, PARKED, UNPARKED, ...), JDK 25
+ * unmounting on monitors where JDK 21 stays RUNNING, and the pinned reason of each yield. Reference runs:
+ * data/reference-runs/snippets/S32-life-cycle.md.
  */

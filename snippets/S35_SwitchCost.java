@@ -10,37 +10,15 @@
 package unpinned.snippets;
 
 /*
- * S35: what a switch between virtual threads costs, timed: a park/unpark ping-pong, and a continuation's yield and
- * run against the depth of its stack.
- *
- * The question: a virtual thread that blocks unmounts (its frames are frozen into a stack chunk on the heap) and the
- * one it wakes is mounted (its frames thawed back): how long does that take, and what does it depend on?
- *
- * pingPong: two threads take turns, each unparking the other and parking until its turn comes back, ROUNDS round
- * trips per call. Virtual: both on ONE carrier (parallelism 1), so a round trip is two unmounts and two mounts in
- * the JVM (VirtualThread.park -> Continuation.yield, freeze_fast; the unparked thread waits in the carrier's own
- * queue and the carrier mounts it, thaw_fast) and the carrier never blocks in the OS. Platform: each park is a
- * futex wait, so a round trip is two OS context switches at least... unless the other side was so quick that its
- * unpark came before the park (then the park returns at once). The run counts the OS context switches of the whole
- * JVM per round trip (an InternalProfiler reading /proc/self/task/<tid>/status before and after each iteration,
- * Linux): expect about 2 for platform threads and about 0 for virtual ones.
- *
- * yieldAndRun: a jdk.internal.vm.Continuation (internal: --add-exports, read through method handles) descends
- * `depth` frames and yields in a loop; one call is run() (thaw) until the next yield (freeze). HotSpot's
- * continuationFreezeThaw.cpp, on 21 and 25 alike: freeze_fast copies the frames above the last thaw into the chunk;
- * Thaw::thaw_fast copies the WHOLE chunk back when it holds under 500 words ("threshold = 500; // words") and no
- * flag is set, and otherwise only the top frame, patching the return address below it to the return barrier
- * (StubRoutines::cont_returnBarrier), which thaws the next frame when the code returns into it (thaw_slow, for
- * chunks with interpreted frames or seen by the GC, thaws 2 frames at the top, 1 at a barrier). So below 500 words
- * the time should grow with the stack (two copies of the whole of it), and above it stay flat however deep (the
- * top few frames go back and forth). The words come from the run: the chunk's bottom - sp after a yield
- * (jdk.internal.vm.StackChunk, --add-opens), reported as "chunkWords". The descend frames are compiled and never
- * inlined (-XX:CompileCommand=dontinline): one frame per level.
- *
- * The pitfalls: the scheduler's properties are read at the first virtual thread, so the benchmark class sets them in
- * its static initializer and checks the pool; a continuation must be built after its frames are compiled
- * (interpreted frames flag the chunk and take the slow path), so each trial warms them first. JMH's own threads,
- * the JIT and the GC switch too: they are in the count, a few hundred per iteration against millions of round trips.
+ * S35: what a switch between virtual threads costs, timed (JMH): a park/unpark ping-pong, and a continuation's
+ * yield and run against the depth of its stack.
+ * The question: a virtual thread that blocks unmounts (its frames frozen into a heap stack chunk) and the one it
+ * wakes is mounted (thawed back): how long does that take, and what does it depend on?
+ * The bound: a platform round trip is two OS context switches (futex waits), a virtual one on ONE carrier none
+ * (see pingPong); a yield and run grows with the stack below 500 words and stays flat above (see yieldAndRun).
+ * The pitfall: the scheduler's properties are read at the first virtual thread (Pair sets them in its static
+ * initializer); a continuation's frames must be compiled before it is built (Deep.warmUp); JMH's own threads,
+ * the JIT and the GC switch too, a few hundred per iteration against millions of round trips.
  */
 
 import org.openjdk.jmh.annotations.Benchmark;
@@ -87,8 +65,6 @@ import java.util.concurrent.locks.LockSupport;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class S35_SwitchCost {
-    static final int ROUNDS = 2_000;
-
     // ---- the code under study ---------------------------------------------------------------------------------
 
     /** Two threads of {@code builder} take turns {@code rounds} times: unpark the other, park until it is my turn. */
@@ -132,6 +108,8 @@ public class S35_SwitchCost {
 
     // ---- the benchmarks ---------------------------------------------------------------------------------------
 
+    static final int ROUNDS = 2_000;
+
     @State(Scope.Benchmark)
     public static class Pair {
         static {
@@ -163,7 +141,13 @@ public class S35_SwitchCost {
         }
     }
 
-    /** A round trip: each of the two threads parks once and unparks the other once. */
+    /**
+     * A round trip: each of the two threads parks once and unparks the other once. Virtual, on ONE carrier: two
+     * unmounts and two mounts in the JVM (VirtualThread.park -> Continuation.yield, freeze_fast; the unparked
+     * thread waits in the carrier's own queue and is mounted by thaw_fast), the carrier never blocking in the OS.
+     * Platform: each park is a futex wait, unless the other side's unpark came first. Counters reports the OS
+     * switches per round trip: about 2 for platform threads, about 0 for virtual ones.
+     */
     @Benchmark
     @OperationsPerInvocation(ROUNDS)
     public void pingPong(Pair pair) throws InterruptedException {
@@ -203,7 +187,14 @@ public class S35_SwitchCost {
         }
     }
 
-    /** One run() of a continuation parked {@code depth} frames deep, until it yields again: a thaw and a freeze. */
+    /**
+     * One run() of a continuation parked {@code depth} frames deep, until it yields again: a thaw and a freeze.
+     * HotSpot (continuationFreezeThaw.cpp, 21 and 25 alike): freeze_fast copies the frames above the last thaw;
+     * Thaw::thaw_fast copies the WHOLE chunk back when it holds under 500 words ("threshold = 500; // words") and
+     * no flag is set, otherwise only the top frame, patching the return address below it to
+     * StubRoutines::cont_returnBarrier (thaw_slow, for interpreted or GC-seen chunks: 2 frames, then 1). So the
+     * time grows with the stack below 500 words and stays flat above; the words are reported as "chunkWords".
+     */
     @Benchmark
     @Fork(jvmArgsPrepend = {"--add-exports=java.base/jdk.internal.vm=ALL-UNNAMED",
         "--add-opens=java.base/jdk.internal.vm=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED",
@@ -349,14 +340,8 @@ public class S35_SwitchCost {
  *   tools/jbang switch-cost --jdk 21                          (the same classes, host and forks on JDK 21)
  *   tools/jbang switch-cost pingPong                          (one benchmark; any JMH flag, yours win)
  *   tools/jbang switch-cost yieldAndRun -p depth=1,20,40,60,80,100,120,160,250,500,1000
- *   tools/jbang switch-cost yieldAndRun -jvmArgsAppend -Xint  (every frame interpreted: the slow path)
  *
- * What you should see (2 cores shared with other work, quick profile, 2026-11-28; JMH's 99.9 % CI is wide with 3-5
- * iterations of 100-200 ms):
- *   pingPong        virtual: ~0.4-0.45 us per round trip, 0.002 OS switches per round trip (JDK 25.0.3 and 21.0.8);
- *                   platform: 4-14 us, 2.0-2.1 switches (each side sleeps in the kernel once per round trip).
- *   yieldAndRun     JDK 25.0.3: 95 ns at 26 words (depth 1), 111 at 206, 130 at 342, 185 at 502 (just over the
- *                   threshold: one frame thawed, then the rest at once at the first return, the worst of both),
- *                   125 at 662 and 125 at 4,022 (depth 1,000): flat. JDK 21.0.8: the same shape, noisier (177 ns at
- *                   26 words, 214 at 366, 264 at 4,022). One descend frame: 4 words.
+ * What you should see: pingPong: virtual well under 1 µs and about 0 OS switches per round trip, platform several
+ * µs and about 2; yieldAndRun: rising with chunkWords up to 500 words, flat above. The -Xint run of the reference
+ * file shows the slow path. Reference runs: data/reference-runs/snippets/S35-switch-cost.md.
  */

@@ -12,25 +12,10 @@ package unpinned.snippets;
  *
  * The question: a parked virtual thread's frames sit in a stack chunk on the heap. When it is mounted again, are
  * they all copied back to the carrier's stack at once?
- *
- * What the sources say (continuationFreezeThaw.cpp, JDK 21u and 25u alike): Thaw::thaw_fast copies the whole chunk
- * when it holds under 500 words ("static const int threshold = 500; // words") and no flag is set; otherwise it
- * thaws one frame (remove_top_compiled_frame_from_chunk) and patches the return address below it to
- * StubRoutines::cont_returnBarrier. Returning into that barrier thaws again, by the same rule: one frame while the
- * chunk holds 500 words or more, the whole rest once it holds fewer. thaw_slow (interpreted frames, or a chunk the
- * GC has seen) thaws 2 frames at the top and 1 at each barrier. The JFR events that would count thaws
- * (jdk.ContinuationThawFast / Slow) are compiled out of every build (#define CONT_JFR false), so this run reads
- * the chunk itself: after each return, bottom - sp of the thread's continuation's newest chunk
- * (java.lang.VirtualThread.cont -> jdk.internal.vm.Continuation.tail -> jdk.internal.vm.StackChunk, through
- * --add-opens; internal, for learning only).
- *
- * The prediction: parked --depth frames deep (well over 500 words), the chunk loses one frame of ours per return
- * (about 4 words on x64: the words one level adds, measured from the park) until it holds under 500 words, then
- * empties in one thaw; parked --shallow-depth frames deep (under 500 words), it is empty from the first mount.
- *
- * The pitfalls: interpreted frames flag the chunk and take the slow path, so descend and the park path are compiled
- * first (thousands of warm-up threads; -XX:CompileCommand=dontinline keeps one frame per level). Reading the chunk
- * allocates nothing. Results go to results/s36-lazy-thaw/.
+ * The bound: HotSpot thaws the whole chunk only while it holds under 500 words (see THRESHOLD_WORDS), so a deep
+ * park thaws no faster than one frame per return until then; a shallow one is empty from the first mount.
+ * The pitfall: interpreted frames take the slow path, so descend and the park path are compiled first (warm-up
+ * threads; -XX:CompileCommand=dontinline keeps one frame per level). Results go to results/s36-lazy-thaw/.
  */
 
 import unpinned.experiments.LazyThaw;
@@ -45,7 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 public class S36_LazyThaw {
-    static final int THRESHOLD_WORDS = 500;
 
     // ---- the code under study ---------------------------------------------------------------------------------
 
@@ -72,6 +56,15 @@ public class S36_LazyThaw {
     }
 
     // ---- the measurement --------------------------------------------------------------------------------------
+
+    /**
+     * HotSpot's thaw threshold (continuationFreezeThaw.cpp, JDK 21u and 25u alike): Thaw::thaw_fast copies the
+     * whole chunk when it holds under 500 words ({@code threshold = 500; // words}); otherwise it thaws one frame and
+     * patches the return address below it to StubRoutines::cont_returnBarrier, and returning into that barrier
+     * thaws again by the same rule. thaw_slow (interpreted frames, or a chunk the GC has seen) thaws 2 frames,
+     * then 1 at each barrier. The JFR thaw events are compiled out (CONT_JFR false), so the chunk is read instead.
+     */
+    static final int THRESHOLD_WORDS = 500;
 
     public static void main(String[] args) {
         args = Jdks.honourJdkOption("S36", "S36_LazyThaw.java", args);
@@ -135,8 +128,7 @@ public class S36_LazyThaw {
  *   tools/jbang lazy-thaw --jdk 21           (the same classes on JDK 21)
  *   tools/jbang lazy-thaw --depth 2000 --warmups 0   (interpreted frames: thaw_slow, still a frame at a time)
  *
- * What you should see (JDK 25.0.3 and 21.0.8 alike, 2026-11-28): one frame of ours is 6 words; parked 400 deep,
- * 2,554 words frozen, ~2,472 still frozen after the resume (the park path's frames thawed), then 329-330 thaws of
- * exactly one frame (6 words) on the way back, the last one taking 494-498 words at once; parked 40 deep, 394
- * words frozen and 0 left after the resume (thawed whole).
+ * What you should see: parked deep, one frame (a few words) thawed per return until under 500 words are left, then
+ * the rest at once; parked shallow, nothing left after the resume. Reference runs:
+ * data/reference-runs/snippets/S36-lazy-thaw.md.
  */

@@ -6,32 +6,12 @@
 package unpinned.snippets;
 
 /*
- * S37: stealing, drawn where it happens: one virtual thread unparks N parked ones, and the other carriers take them
- * from its carrier's own queue.
- *
- * The question: chapter 04's start path puts every new virtual thread in the pool's shared submission queues (S27),
- * so no carrier steals from another there. An unpark from a virtual thread is different: JDK 21's
- * VirtualThread.unpark calls switchToCarrierThread() and then submitRunContinuation(), JDK 25's
- * submitRunContinuation pins the continuation and calls execute(), and ForkJoinPool.poolSubmit reads
- * JLA.currentCarrierThread(): on both the woken thread is pushed to the waker's CARRIER's own queue. Its carrier is
- * busy running the waker, so the other carriers, finding their own queues empty, scan and take from it: that is
- * work-stealing. Once the waker ends, its own carrier pops the rest of its queue (ForkJoinPool.WorkQueue
- * .topLevelExec -> nextLocalTask).
- *
- * The run: N virtual threads park; once all are parked, one virtual thread (the waker) unparks them all; each woken
- * one spins --work-us and records a segment with its carrier (Timeline.Recorder; the waker records its own). A
- * platform thread samples every --sample-us: each carrier's own queue (ForkJoinWorkerThread.getQueuedTaskCount()),
- * the submission queues (getQueuedSubmissionCount()) and the steal counter (getStealCount()).
- *
- * The prediction: the waker's carrier's queue fills to nearly N while the waker runs, the submission queues stay
- * near 0, and about (P - 1) / P of the woken threads run on another carrier: an estimate, not a bound. The steal
- * counter counts what a carrier takes by scanning (JDK 25: ForkJoinPool.runWorker adds one per task its scan takes;
- * JDK 21: WorkQueue.topLevelExec counts the scanned task and later polls of the same queue) but not the tasks the
- * waker's carrier pops from its own queue afterwards, so it should rise by about the stolen ones, not by N.
- *
- * The pitfalls: the scheduler's properties are read at the first virtual thread, so main sets parallelism =
- * maxPoolSize = --carriers first (no spare can join) and checks the pool; an unrecorded warm-up round goes first.
- * Results go to results/s37-unpark-stealing/.
+ * S37: stealing, drawn where it happens: one virtual thread unparks N parked ones, and the other carriers take
+ * them from its carrier's own queue.
+ * The bound: about (P - 1) / P of the woken threads run on another carrier (an estimate, not a bound); the steal
+ * counter rises by about the stolen ones, not by N.
+ * The pitfall: the scheduler reads its properties at the first virtual thread, so main fixes parallelism =
+ * maxPoolSize = --carriers first. Results go to results/s37-unpark-stealing/.
  */
 
 import unpinned.workloads.Carriers;
@@ -54,7 +34,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 public class S37_UnparkStealing {
-
     // ---- the code under study ---------------------------------------------------------------------------------
 
     /** Each of {@code n} virtual threads parks until {@code go}, then records one segment of {@code workUs} spinning. */
@@ -72,7 +51,15 @@ public class S37_UnparkStealing {
         return parked;
     }
 
-    /** One virtual thread unparks them all, back to back: each goes to this carrier's own queue. */
+    /**
+     * One virtual thread unparks them all, back to back: each goes to this carrier's own queue. JDK 21's
+     * VirtualThread.unpark calls switchToCarrierThread() then submitRunContinuation(); JDK 25's pins the
+     * continuation and calls execute(); on both ForkJoinPool.poolSubmit reads JLA.currentCarrierThread() and
+     * pushes to that carrier's queue, not to the shared submission queues a start uses (S27). That carrier is busy
+     * running the waker, so idle carriers scan and steal; once the waker ends, its carrier pops the rest
+     * (WorkQueue.topLevelExec -> nextLocalTask). The steal counter counts scanned takes only (JDK 25:
+     * ForkJoinPool.runWorker; JDK 21: WorkQueue.topLevelExec, with later polls of the same queue).
+     */
     static Thread waker(List<Thread> parked, AtomicBoolean go, Timeline.Recorder rec) {
         return Thread.ofVirtual().name("waker").start(() -> {
             rec.begin("waker");
@@ -209,10 +196,7 @@ public class S37_UnparkStealing {
  *   tools/jbang unpark-stealing --jdk 21             (the same classes on JDK 21)
  *   tools/jbang unpark-stealing --carriers 4 --threads 10000
  *
- * What you should see (2 cores, 2,000 threads x 50 us, 2026-11-28):
- *   JDK 25.0.3  the waker ran 0.9 ms; its carrier's queue held up to 1,991, the other carrier's 0, the submission
- *               queues 0; 718 (36 %) run by the other carrier; the steal count rose by 719 (those and the waker).
- *   JDK 21.0.8  1.3 ms; up to 1,998 in the waker's carrier's queue, 0 elsewhere; 885 (44 %) stolen; steals +886,
- *               added in steps (WorkQueue.topLevelExec adds a run of polls from one queue when it ends).
- *   The share stolen moves with what else runs on the cores (an estimate of 50 %, not a bound).
+ * What you should see: the waker's carrier's queue fills to nearly N, the submission queues stay near 0, and a
+ * share near (P - 1) / P runs on another carrier. Reference runs:
+ * data/reference-runs/snippets/S37-unpark-stealing.md.
  */

@@ -6,35 +6,11 @@ package unpinned.snippets;
 
 /*
  * S38: how long a wake-up takes: from LockSupport.unpark of a parked virtual thread to its next instruction, with
- * the carrier parked in the OS and with the carrier awake.
- *
- * The question: chapter 03 counted the OS context switches virtual threads still make, and found they come from the
- * carriers: a carrier that runs out of work parks in the kernel (ForkJoinPool's awaitWork / deactivate ->
- * LockSupport.park, a futex wait on Linux). What does that cost the next virtual thread to wake?
- *
- * The run, on one carrier (--carriers, default 1: nothing to steal, one carrier to watch): a virtual thread parks; a
- * platform thread (the waker) pauses --pause-us, notes the time and unparks it; the thread notes the time it runs
- * again and parks again; --wake-ups times. Two modes:
- *   idle  nothing else runs: during the pause the carrier runs out of work and parks in the OS, so the unpark's
- *         submission (a submission queue: the waker is a platform thread) must wake it first (ForkJoinPool
- *         .signalWork -> LockSupport.unpark of the carrier, a futex wake) and the OS must schedule it;
- *   busy  the waker is a virtual thread on the same carrier: it spins through the pause (the carrier stays awake),
- *         unparks the thread (into the carrier's own queue) and yields (behind it in that queue), so the carrier
- *         runs the woken thread next, with no OS in between.
- * (A carrier kept awake by a thread that spins and yields in a loop, with a platform waker, starves the woken
- * thread on JDK 25: ForkJoinPool.runWorker keeps taking from the queue the yielder resubmits to, and the unpark
- * waits in another submission queue. That was this snippet's first busy mode.)
- * The carriers' own OS context switches are counted over each mode (/proc/self/task/<tid>/status of the threads
- * named "ForkJoinPool-...", Linux).
- *
- * The prediction: idle about one carrier switch per wake-up (it sleeps in the kernel once each time) and a latency
- * of the OS's wake-up (tens of µs, more on a busy machine); busy about 0 switches and a few µs. Where the OS is not
- * involved, the latency is the JVM's: a submission, a scan, a thaw.
- *
- * The pitfalls: System.nanoTime on two threads (Linux x86-64: the TSC, the same clock on every core). The waker
- * waits until the thread has parked again before the next pause, so no unpark finds it still running. The
- * properties are read at the first virtual thread: main sets parallelism = maxPoolSize = --carriers first. A warm-up
- * round of each mode goes first. Results go to results/s38-wake-up-latency/.
+ * the carrier parked in the OS (idle) and with the carrier awake (busy).
+ * The bound: idle pays one OS wake-up of the carrier per wake-up (about one carrier context switch each, tens of
+ * µs); busy pays none, only the JVM's submission, scan and thaw (a few µs).
+ * The pitfall: System.nanoTime on two threads (Linux x86-64: one TSC clock); the waker waits until the sleeper
+ * parked again; main sets parallelism = maxPoolSize = --carriers first. Results in results/s38-wake-up-latency/.
  */
 
 import unpinned.workloads.Carriers;
@@ -70,7 +46,9 @@ public class S38_WakeUpLatency {
     /**
      * The busy mode's waker, a virtual thread on the same carrier: it spins through each pause (the carrier stays
      * awake), unparks the sleeper (a virtual thread's unpark goes to its own carrier's queue) and yields, which puts
-     * it behind the sleeper in that queue: the carrier runs the sleeper next.
+     * it behind the sleeper in that queue: the carrier runs the sleeper next. (A platform waker with a virtual
+     * thread spinning and yielding to keep the carrier awake starves the sleeper on JDK 25: ForkJoinPool.runWorker
+     * keeps taking from the queue the yielder resubmits to, and the unpark waits in a submission queue.)
      */
     static Thread virtualWaker(Thread sleeper, AtomicLong unparkedAt, int n, long pauseNanos) {
         return Thread.ofVirtual().name("waker").start(() -> {
@@ -123,7 +101,9 @@ public class S38_WakeUpLatency {
 
     /**
      * One mode: n wake-ups of the sleeper, each after a pause; their latencies, µs. Idle: main (a platform thread)
-     * pauses in the OS, and the carrier, out of work, parks there too; busy: a virtual waker keeps it running.
+     * pauses in the OS, and the carrier, out of work, parks there too (ForkJoinPool awaitWork -> LockSupport.park,
+     * a futex wait), so the unpark must wake it (signalWork, a futex wake) and the OS schedule it; busy: a virtual
+     * waker keeps it running. The carriers' context switches are read from /proc/self/task/TID/status (Linux).
      */
     static double[] wakeUps(String mode, int n, int pauseUs) throws Exception {
         AtomicLong unparkedAt = new AtomicLong(), woken = new AtomicLong();
@@ -173,8 +153,6 @@ public class S38_WakeUpLatency {
  *   tools/jbang wake-up-latency --jdk 21          (the same classes on JDK 21)
  *   tools/jbang wake-up-latency --carriers 2 --pause-us 200
  *
- * What you should see (2 cores shared with other work, 400 wake-ups per mode, 2026-11-28):
- *   JDK 25.0.3  idle: p50 11-44 us, p99 1-3 ms, 1.0 carrier switches per wake-up; busy: p50 2.2 us, 0.1.
- *   JDK 21.0.8  idle: p50 10 us, p99 1.1 ms, 1.0; busy: p50 2.4 us, 0.04.
- *   The idle figures move with the machine: they are the kernel waking a thread.
+ * What you should see: idle: tens of µs at p50 and about 1 carrier switch per wake-up; busy: a few µs and about 0.
+ * Reference runs: data/reference-runs/snippets/S38-wake-up-latency.md.
  */
