@@ -93,7 +93,7 @@ public final class Claims {
 
     private static SavedRun savedRun(JsonElement doc) {
         try {
-            return Json.read(doc.toString(), SavedRun.class);
+            return Json.read(doc, SavedRun.class);
         } catch (IllegalArgumentException e) {
             return new SavedRun(List.of()); // judgements of another shape decide nothing
         }
@@ -124,7 +124,7 @@ public final class Claims {
             for (JsonElement j : judged) {
                 Decides d;
                 try {
-                    d = Json.read(j.toString(), Decides.class);
+                    d = Json.read(j, Decides.class);
                 } catch (IllegalArgumentException e) {
                     continue; // not a judgement this ledger can name
                 }
@@ -181,7 +181,7 @@ public final class Claims {
         Optional<JsonElement> judged = run.judgement(c.experiment(), c.id());
         if (judged.isPresent()) {
             try {
-                return fromJudgement(c.id(), Json.read(judged.get().toString(), SavedJudgement.class));
+                return fromJudgement(c.id(), Json.read(judged.get(), SavedJudgement.class));
             } catch (IllegalArgumentException | IllegalStateException e) {
                 // a saved judgement of another shape (an object where its verdict belongs): this claim has no
                 // verdict, the others still do
