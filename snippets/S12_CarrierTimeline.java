@@ -25,7 +25,7 @@ package unpinned.snippets;
  * hops.
  *
  * Both scenarios run in this JVM on the default scheduler, after an unrecorded warm-up of each. Every virtual
- * thread records its own segments (Timeline.Recorder): begin where it starts or resumes running, end before it
+ * thread records its own segments (MountRecorder): begin where it starts or resumes running, end before it
  * blocks or ends; the carrier comes from Thread.currentThread().toString() (no public API), so a segment is the
  * code between those points, not the exact mount instants. A task's work is Work.burn, a hash loop that runs
  * --work-us by the clock. Results, with a Gantt chart per scenario, go to results/s12-carrier-timeline/.
@@ -35,7 +35,7 @@ import unpinned.experiments.CarrierTimeline;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
-import unpinned.experiments.Timeline;
+import unpinned.workloads.MountRecorder;
 import unpinned.workloads.Work;
 
 import static unpinned.experiments.CarrierTimeline.fail;
@@ -47,14 +47,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 public class S12_CarrierTimeline {
-    record Run(Timeline.Recorder recorder, double seconds) {}
+    record Run(MountRecorder recorder, double seconds) {}
 
     /**
      * One "spawner" virtual thread starts {@code tasks} virtual threads back to back, noting its carrier at each
      * start; each task records one segment of {@code workNanos} of hashing.
      */
     static Run unbalanced(int tasks, long workNanos) throws InterruptedException {
-        Timeline.Recorder rec = new Timeline.Recorder(tasks + 1);
+        MountRecorder rec = new MountRecorder(tasks + 1);
         Thread[] threads = new Thread[tasks];
         long t0 = System.nanoTime();
         Thread spawner = Thread.ofVirtual().name("spawner").start(() -> {
@@ -85,7 +85,7 @@ public class S12_CarrierTimeline {
 
     /** {@code hoppers} virtual threads, each {@code hops} x (one segment of hashing, then sleep 1 ms). */
     static Run hopping(int hoppers, int hops, long workNanos) throws InterruptedException {
-        Timeline.Recorder rec = new Timeline.Recorder(hoppers * hops);
+        MountRecorder rec = new MountRecorder(hoppers * hops);
         AtomicReference<String> failure = new AtomicReference<>();
         Thread[] threads = new Thread[hoppers];
         long t0 = System.nanoTime();
@@ -135,7 +135,7 @@ public class S12_CarrierTimeline {
         Protocol.progress("warm-up"); // JIT and carriers, unrecorded: about 0.2 s of tasks, and up to 5 hops
         unbalanced(Math.min(tasks, Math.max(2, 200_000 / workUs)), work);
         hopping(hoppers, Math.min(hops, 5), work);
-        ForkJoinPool pool = Timeline.virtualThreadScheduler();
+        ForkJoinPool pool = MountRecorder.virtualThreadScheduler();
         long[] steals = {pool.getStealCount(), 0, 0}; // the pool's count before, between and after the two
         Protocol.progress(String.format(Locale.ROOT, "unbalanced: %,d tasks", tasks));
         Run u = unbalanced(tasks, work);

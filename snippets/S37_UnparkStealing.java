@@ -19,7 +19,7 @@ package unpinned.snippets;
  * .topLevelExec -> nextLocalTask).
  *
  * The run: N virtual threads park; once all are parked, one virtual thread (the waker) unparks them all; each woken
- * one spins --work-us and records a segment with its carrier (Timeline.Recorder; the waker records its own). A
+ * one spins --work-us and records a segment with its carrier (MountRecorder; the waker records its own). A
  * platform thread samples every --sample-us: each carrier's own queue (ForkJoinWorkerThread.getQueuedTaskCount()),
  * the submission queues (getQueuedSubmissionCount()) and the steal counter (getStealCount()).
  *
@@ -35,8 +35,8 @@ package unpinned.snippets;
  */
 
 import unpinned.workloads.Carriers;
-import unpinned.experiments.Timeline;
-import unpinned.experiments.Timeline.Segment;
+import unpinned.workloads.MountRecorder;
+import unpinned.workloads.MountRecorder.Segment;
 import unpinned.experiments.UnparkStealing;
 import unpinned.experiments.UnparkStealing.Sample;
 import unpinned.core.Experiment;
@@ -58,7 +58,7 @@ public class S37_UnparkStealing {
     // ---- the code under study ---------------------------------------------------------------------------------
 
     /** Each of {@code n} virtual threads parks until {@code go}, then records one segment of {@code workUs} spinning. */
-    static List<Thread> parkers(int n, AtomicBoolean go, long workUs, Timeline.Recorder rec, CountDownLatch done) {
+    static List<Thread> parkers(int n, AtomicBoolean go, long workUs, MountRecorder rec, CountDownLatch done) {
         List<Thread> parked = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             parked.add(Thread.ofVirtual().name("woken-" + i).start(() -> {
@@ -73,7 +73,7 @@ public class S37_UnparkStealing {
     }
 
     /** One virtual thread unparks them all, back to back: each goes to this carrier's own queue. */
-    static Thread waker(List<Thread> parked, AtomicBoolean go, Timeline.Recorder rec) {
+    static Thread waker(List<Thread> parked, AtomicBoolean go, MountRecorder rec) {
         return Thread.ofVirtual().name("waker").start(() -> {
             rec.begin("waker");
             go.set(true);
@@ -121,7 +121,7 @@ public class S37_UnparkStealing {
 
     /** One round: park n, wake them from one virtual thread while a platform thread samples the pool. */
     static UnparkStealing.Run round(int n, int workUs, int sampleUs, ForkJoinPool pool, int p) throws Exception {
-        Timeline.Recorder rec = new Timeline.Recorder(n + 1);
+        MountRecorder rec = new MountRecorder(n + 1);
         AtomicBoolean go = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(n);
         List<Thread> parked = parkers(n, go, workUs, rec, done);
@@ -188,7 +188,7 @@ public class S37_UnparkStealing {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t instanceof ForkJoinWorkerThread w && w.getPool() == pool) out.add(w);
         }
-        out.sort((x, y) -> Timeline.CARRIER_ORDER.compare(x.getName(), y.getName()));
+        out.sort((x, y) -> MountRecorder.CARRIER_ORDER.compare(x.getName(), y.getName()));
         return out;
     }
 
