@@ -18,7 +18,7 @@ import unpinned.experiments.CarrierTimeline;
 import unpinned.core.Experiment;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
-import unpinned.experiments.Timeline;
+import unpinned.workloads.MountRecorder;
 import unpinned.workloads.Work;
 import static unpinned.experiments.CarrierTimeline.fail;
 import java.time.Duration;
@@ -38,7 +38,7 @@ public class S12_CarrierTimeline {
      * tasks; getStealCount() counts every task taken from any queue, so it can't show this.
      */
     static Run unbalanced(int tasks, long workNanos) throws InterruptedException {
-        Timeline.Recorder rec = new Timeline.Recorder(tasks + 1);
+        MountRecorder rec = new MountRecorder(tasks + 1);
         Thread[] threads = new Thread[tasks];
         long t0 = System.nanoTime();
         Thread spawner = Thread.ofVirtual().name("spawner").start(() -> {
@@ -67,14 +67,14 @@ public class S12_CarrierTimeline {
         return new Run(rec, seconds);
     }
 
-    record Run(Timeline.Recorder recorder, double seconds) {}
+    record Run(MountRecorder recorder, double seconds) {}
 
     /**
      * {@code hoppers} virtual threads, each {@code hops} x (one segment of hashing, then sleep 1 ms). A thread
      * that wakes is submitted again and runs on whichever carrier takes it: it hops.
      */
     static Run hopping(int hoppers, int hops, long workNanos) throws InterruptedException {
-        Timeline.Recorder rec = new Timeline.Recorder(hoppers * hops);
+        MountRecorder rec = new MountRecorder(hoppers * hops);
         AtomicReference<String> failure = new AtomicReference<>();
         Thread[] threads = new Thread[hoppers];
         long t0 = System.nanoTime();
@@ -117,7 +117,7 @@ public class S12_CarrierTimeline {
 
     /**
      * A small unrecorded warm-up of each scenario, then both recorded, their figures, saved with the charts.
-     * Every virtual thread records its own segments (Timeline.Recorder) from where it starts or resumes to before
+     * Every virtual thread records its own segments (MountRecorder) from where it starts or resumes to before
      * it blocks or ends; the carrier comes from Thread.currentThread().toString() (no public API), so a segment
      * is the code between those points, not the exact mount instants.
      */
@@ -129,7 +129,7 @@ public class S12_CarrierTimeline {
         Protocol.progress("warm-up"); // JIT and carriers, unrecorded: about 0.2 s of tasks, and up to 5 hops
         unbalanced(Math.min(tasks, Math.max(2, 200_000 / workUs)), work);
         hopping(hoppers, Math.min(hops, 5), work);
-        ForkJoinPool pool = Timeline.virtualThreadScheduler();
+        ForkJoinPool pool = MountRecorder.virtualThreadScheduler();
         long[] steals = {pool.getStealCount(), 0, 0}; // the pool's count before, between and after the two
         Protocol.progress(String.format(Locale.ROOT, "unbalanced: %,d tasks", tasks));
         Run u = unbalanced(tasks, work);

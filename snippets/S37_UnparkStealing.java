@@ -15,8 +15,8 @@ package unpinned.snippets;
  */
 
 import unpinned.workloads.Carriers;
-import unpinned.experiments.Timeline;
-import unpinned.experiments.Timeline.Segment;
+import unpinned.workloads.MountRecorder;
+import unpinned.workloads.MountRecorder.Segment;
 import unpinned.experiments.UnparkStealing;
 import unpinned.experiments.UnparkStealing.Sample;
 import unpinned.core.Experiment;
@@ -37,7 +37,7 @@ public class S37_UnparkStealing {
     // ---- the code under study ---------------------------------------------------------------------------------
 
     /** Each of {@code n} virtual threads parks until {@code go}, then records one segment of {@code workUs} spinning. */
-    static List<Thread> parkers(int n, AtomicBoolean go, long workUs, Timeline.Recorder rec, CountDownLatch done) {
+    static List<Thread> parkers(int n, AtomicBoolean go, long workUs, MountRecorder rec, CountDownLatch done) {
         List<Thread> parked = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             parked.add(Thread.ofVirtual().name("woken-" + i).start(() -> {
@@ -60,7 +60,7 @@ public class S37_UnparkStealing {
      * (WorkQueue.topLevelExec -> nextLocalTask). The steal counter counts scanned takes only (JDK 25:
      * ForkJoinPool.runWorker; JDK 21: WorkQueue.topLevelExec, with later polls of the same queue).
      */
-    static Thread waker(List<Thread> parked, AtomicBoolean go, Timeline.Recorder rec) {
+    static Thread waker(List<Thread> parked, AtomicBoolean go, MountRecorder rec) {
         return Thread.ofVirtual().name("waker").start(() -> {
             rec.begin("waker");
             go.set(true);
@@ -108,7 +108,7 @@ public class S37_UnparkStealing {
 
     /** One round: park n, wake them from one virtual thread while a platform thread samples the pool. */
     static UnparkStealing.Run round(int n, int workUs, int sampleUs, ForkJoinPool pool, int p) throws Exception {
-        Timeline.Recorder rec = new Timeline.Recorder(n + 1);
+        MountRecorder rec = new MountRecorder(n + 1);
         AtomicBoolean go = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(n);
         List<Thread> parked = parkers(n, go, workUs, rec, done);
@@ -175,7 +175,7 @@ public class S37_UnparkStealing {
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t instanceof ForkJoinWorkerThread w && w.getPool() == pool) out.add(w);
         }
-        out.sort((x, y) -> Timeline.CARRIER_ORDER.compare(x.getName(), y.getName()));
+        out.sort((x, y) -> MountRecorder.CARRIER_ORDER.compare(x.getName(), y.getName()));
         return out;
     }
 

@@ -13,9 +13,31 @@ import org.junit.jupiter.api.io.TempDir;
 
 public class ClaimsTest {
     @Test
-    void theLedgerReadsQuotedFieldsWithCommasQuotesAndKorean() {
-        var rows = Claims.parseCsv("id,claim\nx-1,\"a, \"\"quoted\"\" 빠르다\"\r\nx-2,plain\n");
-        assertEquals(List.of(List.of("id", "claim"), List.of("x-1", "a, \"quoted\" 빠르다"), List.of("x-2", "plain")), rows);
+    void theLedgerReadsQuotedFieldsWithCommasQuotesAndKoreanAsText(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("claims.csv");
+        Files.writeString(csv, String.join(",", Claims.HEADER) + "\n"
+                + "x-1,src,04,04-exp,\"a, \"\"quoted\"\" 빠르다\",a rule,\r\n"
+                + "x-2,src,05,,plain,,not here\n");
+        var claims = Claims.ledger(csv);
+        assertEquals(List.of(
+                new Claims.Claim("x-1", "src", "04", "04-exp", "a, \"quoted\" 빠르다", "a rule", ""),
+                new Claims.Claim("x-2", "src", "05", "", "plain", "", "not here")), claims);
+    }
+
+    @Test
+    void aLedgerWithAnotherHeaderIsRefusedInOneLine(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("claims.csv");
+        Files.writeString(csv, "id,claim\nx-1,plain\n");
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Claims.ledger(csv));
+        assertTrue(e.getMessage().contains("must start with the header") && !e.getMessage().contains("\n"), e.getMessage());
+    }
+
+    @Test
+    void aRowWithTooFewFieldsIsRefusedInOneLine(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("claims.csv");
+        Files.writeString(csv, String.join(",", Claims.HEADER) + "\nx-1,src,04\n");
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Claims.ledger(csv));
+        assertTrue(e.getMessage().contains("claims ledger") && !e.getMessage().contains("\n"), e.getMessage());
     }
 
     @Test

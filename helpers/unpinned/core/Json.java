@@ -54,6 +54,17 @@ public final class Json {
         }
     }
 
+    /** A JSON tree read as a {@code type} (records included); a tree of another shape throws IllegalArgumentException. */
+    public static <T> T read(JsonElement json, Class<T> type) {
+        if (json == null) throw new IllegalArgumentException("json must be a JSON tree, got null");
+        if (type == null) throw new IllegalArgumentException("type must be a class, got null");
+        try {
+            return GSON.fromJson(json, type);
+        } catch (RuntimeException e) { // Gson's own errors, and those of the Instant/Duration/Path readers
+            throw new IllegalArgumentException("json is not a valid " + type.getSimpleName() + ": " + e.getMessage(), e);
+        }
+    }
+
     /** {@code json} read as a {@code type} (records included); malformed input throws IllegalArgumentException. */
     public static <T> T read(String json, Class<T> type) {
         if (json == null) throw new IllegalArgumentException("json must be a JSON text, got null");

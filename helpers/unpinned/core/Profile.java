@@ -116,7 +116,7 @@ public enum Profile {
     /**
      * In a JVM the course started as a child ({@link #PARENT_PID_ENV} set: a snippet, or the kernel of
      * {@code make book}), starts a daemon thread that ends this JVM (exit code 1, shutdown hooks run, one line on
-     * stderr) once the parent is gone; at once if it is gone already. Anywhere else (a terminal, a test) it does
+     * stderr) once the parent is gone; at once if it is gone already. Anywhere else (a terminal, an IDE) it does
      * nothing. Once per JVM.
      */
     public static synchronized void endWithParent(String snippet) {

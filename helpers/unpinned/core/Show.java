@@ -20,10 +20,10 @@ import javax.imageio.ImageIO;
  * Puts HTML, Markdown and charts on the notebook page without a value left behind: JJava's {@code display(...)}
  * returns the output's id, and as a cell's last statement that id is printed as the cell's result (a bare UUID on
  * the page). These methods return nothing. In the kernel they talk to JJava by reflection (the helpers also run in
- * plain JVMs, where JJava is absent); outside it they print the text, so a snippet or test can call them too.
+ * plain JVMs, where JJava is absent); outside it they print the text, so a snippet or a plain program can call them too.
  *
  * <p>{@link #register} teaches the kernel to show a type with metadata: {@link Charts} registers its charts, so each
- * carries its record (title, series and their points, anything clipped) into the page, where the page test reads it.
+ * carries its record (title, series and their points, anything clipped) into the page, where it can be read back.
  */
 public final class Show {
     private static final String STATICS = "org.dflib.jjava.kernel.JavaNotebookStatics";

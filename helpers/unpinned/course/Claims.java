@@ -1,4 +1,7 @@
 //DEPS com.google.code.gson:gson:2.11.0
+//DEPS tech.tablesaw:tablesaw-core:0.44.4
+// Tablesaw logs through SLF4J; without a binding its first use prints a warning into the cell.
+//DEPS org.slf4j:slf4j-nop:2.0.17
 //SOURCES ../core/Course.java
 //SOURCES Declarations.java
 //SOURCES ../core/Json.java
@@ -7,9 +10,12 @@
 //SOURCES ../core/Show.java
 package unpinned.course;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
+import tech.tablesaw.api.ColumnType;
+import tech.tablesaw.api.Row;
+import tech.tablesaw.api.Table;
+import tech.tablesaw.io.RuntimeIOException;
+import tech.tablesaw.io.csv.CsvReadOptions;
 import unpinned.core.Course;
 import unpinned.core.Json;
 import unpinned.core.Results;
@@ -18,7 +24,6 @@ import unpinned.core.Show;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,74 +81,57 @@ public final class Claims {
 
     // ------------------------------------------------------------------------------------------ reading a run
 
-    /** An experiment that has not run: no verdict. */
-    static final class NotRun extends RuntimeException {
-        NotRun(String why) {
-            super(why, null, false, false);
+    /** A saved judgement, as {@code Expectations.Judgement.record()} wrote it: the fields the ledger reads. */
+    record SavedJudgement(List<String> claims, Double ratio, Double low, Double high, String verdict, String why,
+                          String sentence) {}
+
+    /** Only the claims a saved judgement decides: read first, so a judgement of another shape fails alone. */
+    private record Decides(List<String> claims) {}
+
+    /** What a result file keeps that the ledger reads: its judgements, each still unread. */
+    private record SavedRun(List<JsonElement> judged) {}
+
+    private static SavedRun savedRun(JsonElement doc) {
+        try {
+            return Json.read(doc, SavedRun.class);
+        } catch (IllegalArgumentException e) {
+            return new SavedRun(List.of()); // judgements of another shape decide nothing
         }
     }
 
     /** A run's saved results: a results folder ({@code <exp>/<stamp>.json}, the newest) or a reference run ({@code <exp>.json}). */
     static final class Saved {
         private final Path dir;
-        private final Map<String, Optional<JsonObject>> cache = new LinkedHashMap<>();
+        private final Map<String, Optional<SavedRun>> cache = new LinkedHashMap<>();
 
         Saved(Path dir) {
             this.dir = dir;
         }
 
-        private JsonObject doc(String experiment) {
-            Optional<JsonObject> d = cache.computeIfAbsent(experiment, e -> {
+        private Optional<SavedRun> doc(String experiment) {
+            return cache.computeIfAbsent(experiment, e -> {
                 Path flat = dir.resolve(e + ".json");
                 Optional<Path> file = Files.isRegularFile(flat) ? Optional.of(flat) : Results.latest(dir, e);
-                return file.map(Results::read);
+                return file.map(Results::read).map(Claims::savedRun);
             });
-            return d.orElseThrow(() -> new NotRun(experiment + " has not run"));
         }
 
-        /** The saved judgement that decides {@code claim}, when the experiment declared its expectations. */
-        Optional<JsonObject> judgement(String experiment, String claim) {
+        /** The saved judgement that decides {@code claim} (still unread), when the experiment declared its expectations. */
+        Optional<JsonElement> judgement(String experiment, String claim) {
             if (experiment == null || experiment.isBlank()) return Optional.empty();
-            JsonObject d;
-            try {
-                d = doc(experiment);
-            } catch (NotRun e) {
-                return Optional.empty();
-            }
-            for (JsonObject j : objects(d.get("judged"))) {
-                for (JsonElement c : j.has("claims") && j.get("claims").isJsonArray() ? j.getAsJsonArray("claims")
-                        : new JsonArray()) {
-                    if (c.isJsonPrimitive() && c.getAsString().equals(claim)) return Optional.of(j);
+            List<JsonElement> judged = doc(experiment).map(SavedRun::judged).orElse(null);
+            if (judged == null) return Optional.empty();
+            for (JsonElement j : judged) {
+                Decides d;
+                try {
+                    d = Json.read(j, Decides.class);
+                } catch (IllegalArgumentException e) {
+                    continue; // not a judgement this ledger can name
                 }
+                if (d != null && d.claims() != null && d.claims().contains(claim)) return Optional.of(j);
             }
             return Optional.empty();
         }
-
-    }
-
-    static List<JsonObject> objects(JsonElement e) {
-        List<JsonObject> out = new ArrayList<>();
-        if (e != null && e.isJsonArray()) {
-            for (JsonElement x : (JsonArray) e) if (x.isJsonObject()) out.add(x.getAsJsonObject());
-        }
-        return out;
-    }
-
-    static double num(JsonObject o, String field, double otherwise) {
-        JsonElement e = o.get(field);
-        if (e == null || e.isJsonNull() || !e.isJsonPrimitive()) return otherwise;
-        try {
-            return e.getAsDouble();
-        } catch (NumberFormatException | UnsupportedOperationException x) {
-            return otherwise;
-        }
-    }
-
-    static String str(JsonObject o, String field) {
-        JsonElement e = o.get(field);
-        if (e == null || e.isJsonNull()) return "";
-        if (!e.isJsonPrimitive()) throw new NotRun("a saved field \"" + field + "\" is " + e + ", not a text");
-        return e.getAsString();
     }
 
     // ------------------------------------------------------------------------------------------ the ledger
@@ -153,65 +141,31 @@ public final class Claims {
         return ledger(Course.home().resolve("data").resolve("claims.csv"));
     }
 
+    static final List<String> HEADER = List.of("id", "source", "chapter", "experiment", "claim", "rule", "untestable");
+
     static List<Claim> ledger(Path csv) {
-        List<List<String>> rows;
+        Table table;
         try {
-            rows = parseCsv(Files.readString(csv, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the claims ledger " + csv + ": " + Results.why(e), e);
+            // every column is text: an id such as "04" or a claim that looks like a number stays as written
+            table = Table.read().usingOptions(CsvReadOptions.builder(csv.toFile())
+                    .columnTypes(column -> ColumnType.STRING)
+                    .maxCharsPerColumn(-1));
+        } catch (RuntimeIOException e) {
+            IOException cause = e.getCause() instanceof IOException io ? io : new IOException(e.getMessage(), e);
+            throw new UncheckedIOException("cannot read the claims ledger " + csv + ": " + Results.why(cause), cause);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(csv + " is not a claims ledger (" + HEADER.size()
+                    + " comma-separated fields a row, quoted with \"\" when they hold commas): " + e.getMessage(), e);
         }
-        List<String> header = List.of("id", "source", "chapter", "experiment", "claim", "rule", "untestable");
-        if (rows.isEmpty() || !rows.get(0).equals(header)) {
-            throw new IllegalArgumentException(csv + " must start with the header " + String.join(",", header));
+        if (!table.columnNames().equals(HEADER)) {
+            throw new IllegalArgumentException(csv + " must start with the header " + String.join(",", HEADER));
         }
         List<Claim> claims = new ArrayList<>();
-        for (int i = 1; i < rows.size(); i++) {
-            List<String> r = rows.get(i);
-            if (r.size() != header.size()) {
-                throw new IllegalArgumentException(csv + ", row " + i + ": " + r.size() + " fields, need " + header.size());
-            }
-            claims.add(new Claim(r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5), r.get(6)));
+        for (Row r : table) {
+            claims.add(new Claim(r.getString(0), r.getString(1), r.getString(2), r.getString(3), r.getString(4),
+                    r.getString(5), r.getString(6)));
         }
         return claims;
-    }
-
-    // RFC 4180: fields separated by commas, quoted with "" when they hold commas, quotes or line breaks.
-    static List<List<String>> parseCsv(String text) {
-        List<List<String>> rows = new ArrayList<>();
-        List<String> row = new ArrayList<>();
-        StringBuilder field = new StringBuilder();
-        boolean quoted = false;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (quoted) {
-                if (c == '"' && i + 1 < text.length() && text.charAt(i + 1) == '"') {
-                    field.append('"');
-                    i++;
-                } else if (c == '"') {
-                    quoted = false;
-                } else {
-                    field.append(c);
-                }
-            } else if (c == '"') {
-                quoted = true;
-            } else if (c == ',') {
-                row.add(field.toString());
-                field.setLength(0);
-            } else if (c == '\n' || c == '\r') {
-                if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') i++;
-                row.add(field.toString());
-                field.setLength(0);
-                rows.add(row);
-                row = new ArrayList<>();
-            } else {
-                field.append(c);
-            }
-        }
-        if (field.length() > 0 || !row.isEmpty()) {
-            row.add(field.toString());
-            rows.add(row);
-        }
-        return rows;
     }
 
     /** Each claim's verdict from the saved results under {@code dir} (a results folder or a reference run). */
@@ -224,11 +178,11 @@ public final class Claims {
 
     static Decision decide(Claim c, Saved run) {
         if (!c.testable()) return new Decision(c.id(), Verdict.UNTESTABLE, c.untestable(), Map.of(), null);
-        Optional<JsonObject> judged = run.judgement(c.experiment(), c.id());
+        Optional<JsonElement> judged = run.judgement(c.experiment(), c.id());
         if (judged.isPresent()) {
             try {
-                return fromJudgement(c.id(), judged.get());
-            } catch (NotRun | IllegalStateException | UnsupportedOperationException | ClassCastException e) {
+                return fromJudgement(c.id(), Json.read(judged.get(), SavedJudgement.class));
+            } catch (IllegalArgumentException | IllegalStateException e) {
                 // a saved judgement of another shape (an object where its verdict belongs): this claim has no
                 // verdict, the others still do
                 return new Decision(c.id(), Verdict.NOT_RUN, c.experiment() + "'s saved judgement can't be read here ("
@@ -247,8 +201,8 @@ public final class Claims {
      * A claim decided by its experiment's declared expectation (saved with the run's judgements): the verdict the
      * chapter's page showed, never decided again here.
      */
-    static Decision fromJudgement(String id, JsonObject j) {
-        String words = str(j, "verdict");
+    static Decision fromJudgement(String id, SavedJudgement j) {
+        String words = j.verdict() == null ? "" : j.verdict();
         Verdict verdict = switch (words) {
             case "confirmed" -> Verdict.CONFIRMED;
             case "refuted" -> Verdict.REFUTED;
@@ -258,12 +212,14 @@ public final class Claims {
             default -> throw new IllegalStateException("claim " + id + ": a judgement with an unknown verdict '" + words + "'");
         };
         Map<String, Double> numbers = new LinkedHashMap<>();
-        for (String k : List.of("ratio", "low", "high")) {
-            double v = num(j, k, Double.NaN);
-            if (Double.isFinite(v)) numbers.put(k, v);
-        }
-        String why = j.has("why") && !j.get("why").isJsonNull() ? j.get("why").getAsString() : null;
-        return new Decision(id, verdict, why, numbers, str(j, "sentence"));
+        putFinite(numbers, "ratio", j.ratio());
+        putFinite(numbers, "low", j.low());
+        putFinite(numbers, "high", j.high());
+        return new Decision(id, verdict, j.why(), numbers, j.sentence() == null ? "" : j.sentence());
+    }
+
+    private static void putFinite(Map<String, Double> numbers, String name, Double value) {
+        if (value != null && Double.isFinite(value)) numbers.put(name, value);
     }
 
     // ------------------------------------------------------------------------------------------ on the page

@@ -51,7 +51,7 @@ import java.util.stream.Stream;
  * The seminar notebook's running order and its pre-flight check. Each {@link #part} starts a part's clock (and stops
  * the one before): a part's live time is what its cells took in this run, so the running order adds the measured
  * time of the live experiments to the minutes planned for talking, on this machine. {@link #runningOrder()} shows
- * the table and keeps it in {@code results/} as {@code 09-seminar}, where the test suite reads it.
+ * the table and keeps it in {@code results/} as {@code 09-seminar}.
  *
  * <p>Each live part runs through {@link #live}: within its slot (a time budget), beside the reference run's chart
  * of the same question; when the run fails, is refused, or runs past its slot, the reference chart is shown in its

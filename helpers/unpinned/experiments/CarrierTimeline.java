@@ -3,7 +3,9 @@
 //SOURCES ../core/Expectations.java
 //SOURCES ../core/Experiment.java
 //SOURCES ../core/Figure.java
+//SOURCES ../showing/Gantt.java
 //SOURCES ../core/Measurement.java
+//SOURCES ../workloads/MountRecorder.java
 //SOURCES ../core/Protocol.java
 //SOURCES ../core/Results.java
 //SOURCES ../core/RunGuard.java
@@ -20,6 +22,8 @@ import unpinned.core.Results;
 import unpinned.core.RunGuard;
 import unpinned.running.ChildRun;
 import unpinned.showing.Charts;
+import unpinned.showing.Gantt;
+import unpinned.workloads.MountRecorder;
 
 import java.awt.image.BufferedImage;
 import java.io.IOException;
@@ -36,12 +40,12 @@ import java.util.TreeSet;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Function;
 
-import unpinned.experiments.Timeline.Segment;
-import unpinned.experiments.Timeline.Spawn;
+import unpinned.workloads.MountRecorder.Segment;
+import unpinned.workloads.MountRecorder.Spawn;
 
 /**
  * Snippet S12 (alias carrier-timeline): which carrier ran which virtual thread, when, in two scenarios (one spawner
- * starting many short tasks; sleepers that hop). The snippet records with {@link Timeline.Recorder} and saves a
+ * starting many short tasks; sleepers that hop). The snippet records with {@link MountRecorder} and saves a
  * {@link Run} with its Gantt charts; chapter 04 reads the run typed through {@link #run()} and keeps it through
  * {@link #EXPECTED}. Needs Timeline.java,
  * Charts.java, ChildRun.java, Measurement.java, Results.java (and what they need) alongside.
@@ -124,7 +128,7 @@ public final class CarrierTimeline {
     public record Lanes(List<String> carriers, Map<String, Integer> segmentsPerCarrier,
                         Map<String, Double> busyMsPerCarrier, double spanMs, int overlaps) {
         public static Lanes of(List<Segment> segments) {
-            return new Lanes(Timeline.carriers(segments), Timeline.segmentsPerCarrier(segments), busyMs(segments),
+            return new Lanes(MountRecorder.carriers(segments), Timeline.segmentsPerCarrier(segments), busyMs(segments),
                     Timeline.spanNanos(segments) / 1e6, Timeline.overlaps(segments));
         }
     }
@@ -174,7 +178,7 @@ public final class CarrierTimeline {
      * printed, drawn and saved with the charts.
      */
     public static Run report(ForkJoinPool pool, int workUs, long[] steals, int tasks, double uSeconds,
-                             Timeline.Recorder u, int hoppers, int hops, double hSeconds, Timeline.Recorder h) {
+                             MountRecorder u, int hoppers, int hops, double hSeconds, MountRecorder h) {
         int cores = Runtime.getRuntime().availableProcessors();
         List<Segment> us = u.segments(), hs = h.segments();
         List<Spawn> spawns = u.spawns();
@@ -193,7 +197,7 @@ public final class CarrierTimeline {
                                         int cores, long queuedAfter) {
         Set<String> stolen = Timeline.stolenThreads(us, spawns);
         Segment spawner = spawner(us);
-        Set<String> spawnerCarriers = new TreeSet<>(Timeline.CARRIER_ORDER);
+        Set<String> spawnerCarriers = new TreeSet<>(MountRecorder.CARRIER_ORDER);
         spawns.forEach(s -> spawnerCarriers.add(s.carrier()));
         List<Segment> k = kept(us);
         Set<String> threads = new HashSet<>();
@@ -256,16 +260,16 @@ public final class CarrierTimeline {
         long zoom = Math.max(3 * spawner.endNanos() - 2 * spawner.startNanos(),
                 spawner.endNanos() + 20_000L * r.workUs());
         Map<String, BufferedImage> charts = new LinkedHashMap<>();
-        charts.put("unbalanced", Timeline.gantt(String.format(Locale.ROOT, "One virtual thread starts %,d tasks of"
+        charts.put("unbalanced", Gantt.gantt(String.format(Locale.ROOT, "One virtual thread starts %,d tasks of"
                 + " %,d µs: the other carriers take them from the submission queue", u.tasks(), r.workUs()), us,
                 colour));
-        charts.put("unbalanced-start", Timeline.gantt(String.format(Locale.ROOT, "The first %.1f ms: while the"
+        charts.put("unbalanced-start", Gantt.gantt(String.format(Locale.ROOT, "The first %.1f ms: while the"
                 + " spawner runs, only the other carriers run tasks", zoom / 1e6),
                 us.stream().filter(s -> s.startNanos() < zoom).toList(), colour));
         Hopping h = r.hopping();
-        charts.put("hopping", Timeline.gantt(String.format(Locale.ROOT, "%d virtual threads, each %,d x (%,d µs of"
+        charts.put("hopping", Gantt.gantt(String.format(Locale.ROOT, "%d virtual threads, each %,d x (%,d µs of"
                 + " CPU, then sleep 1 ms): they hop", h.hoppers(), h.hops(), r.workUs()), hs,
-                h.hoppers() <= Timeline.MAX_COLOURS ? Segment::thread : Segment::kind));
+                h.hoppers() <= Gantt.MAX_COLOURS ? Segment::thread : Segment::kind));
         return charts;
     }
 

@@ -33,7 +33,7 @@ import java.util.Map;
 public final class ProfilingRuns {
     private ProfilingRuns() {}
 
-    /** The word every flame graph's title starts with (the tests count them by it). */
+    /** The word every flame graph's title starts with (flame graphs are counted by it). */
     public static final String FLAME_GRAPH = "Flame graph";
 
     // ---- part 1: the CPU endpoint ------------------------------------------------------------------------------

@@ -2,14 +2,15 @@
 //SOURCES ../showing/DrawnChart.java
 //SOURCES ../core/Expectations.java
 //SOURCES ../core/Figure.java
+//SOURCES ../showing/Gantt.java
 //SOURCES ../running/Jdks.java
 //SOURCES ../core/Measurement.java
+//SOURCES ../workloads/MountRecorder.java
 //SOURCES ../core/RunGuard.java
 //SOURCES ../showing/Tables.java
-//SOURCES Timeline.java
 package unpinned.experiments;
 
-import unpinned.experiments.Timeline.Segment;
+import unpinned.workloads.MountRecorder.Segment;
 import unpinned.core.Expectations;
 import unpinned.core.Expectations.Line;
 import unpinned.core.Figure;
@@ -18,6 +19,7 @@ import unpinned.core.RunGuard;
 import unpinned.running.Jdks;
 import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
+import unpinned.showing.Gantt;
 import unpinned.showing.Tables;
 
 import tech.tablesaw.api.Table;
@@ -33,7 +35,7 @@ import java.util.function.Function;
  * Chapter 04's stealing, drawn where it happens: one virtual thread unparks N parked ones, which wait in the waker's
  * carrier's own queue, and the other carriers steal from it (snippet S37, alias unpark-stealing). The snippet saves a
  * {@link Run} (every segment, the queues sampled over time, the steal counter); the notebook runs it on each JDK
- * ({@link #run}), draws it and keeps it through {@link #EXPECTED}. Needs Timeline.java, Charts.java, Tables.java,
+ * ({@link #run}), draws it and keeps it through {@link #EXPECTED}. Needs Gantt.java, Charts.java, Tables.java,
  * Jdks.java and what they need alongside.
  */
 public final class UnparkStealing {
@@ -103,7 +105,7 @@ public final class UnparkStealing {
 
     /** The timeline of one run: a lane per carrier, the waker first. */
     public static DrawnChart gantt(String jdk, Run r) {
-        return Timeline.gantt(String.format(Locale.ROOT, "%s: one virtual thread unparks %,d; the other carrier"
+        return Gantt.gantt(String.format(Locale.ROOT, "%s: one virtual thread unparks %,d; the other carrier"
                 + " steals from its carrier's queue", jdk, r.threads()), r.segments(), colours(r));
     }
 

@@ -11,9 +11,7 @@ import unpinned.core.Profile;
 import unpinned.core.Protocol;
 import unpinned.core.Results;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonElement;
-import com.google.gson.JsonObject;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -377,48 +375,62 @@ public final class ThreadDump {
     public record Dumped(String tid, String name, String container, String state, boolean virtualFlag, boolean carrier,
                   List<String> stack) {}
 
-    /** The dump as read: its top object, its threads (each with its container), its containers, its fields. */
-    public record Parsed(JsonObject root, List<Dumped> threads, List<Container> containers, Set<String> threadFields,
-                  double ms) {}
+    /**
+     * The dump as read: its time and runtime, its top-level fields, its threads (each with its container), its
+     * containers, and the thread fields it filled in of those read here ("state" and "virtual" are JDK 25's only).
+     */
+    public record Parsed(String time, String runtimeVersion, List<String> topFields, List<Dumped> threads,
+                  List<Container> containers, Set<String> threadFields, double ms) {}
+
+    // jcmd's JSON thread dump (jdk.internal.vm.ThreadDumper), as far as it is read here; Gson maps it field by field
+    private record DumpFile(DumpBody threadDump) {}
+
+    private record DumpBody(String processId, String time, String runtimeVersion,
+                            List<DumpedContainer> threadContainers) {}
+
+    private record DumpedContainer(String container, String parent, String owner, String threadCount,
+                                   List<DumpedThread> threads) {}
+
+    private record DumpedThread(String tid, String name, String state, Boolean virtual, JsonElement carrier,
+                                List<String> stack) {}
 
     public static Parsed parse(Path file) throws IOException {
         long t0 = System.nanoTime();
-        JsonElement parsed;
+        JsonElement tree;
+        DumpBody dump;
         try {
-            parsed = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+            tree = Json.parse(Files.readString(file, StandardCharsets.UTF_8));
+            DumpFile read = Json.read(tree, DumpFile.class);
+            dump = read == null ? null : read.threadDump();
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("the thread dump is not valid JSON: " + e.getMessage());
+            throw new IllegalStateException("the thread dump is not valid JSON of jcmd's shape: " + e.getMessage());
         }
-        if (!(parsed instanceof JsonObject o) || !(o.get("threadDump") instanceof JsonObject dump)
-                || !(dump.get("threadContainers") instanceof JsonArray array)) {
+        if (dump == null || dump.threadContainers() == null) {
             throw new IllegalStateException("the thread dump has no {\"threadDump\": {\"threadContainers\": [...]}}");
         }
+        List<String> topFields = new ArrayList<>(tree.getAsJsonObject().getAsJsonObject("threadDump").keySet());
         List<Dumped> threads = new ArrayList<>();
         List<Container> containers = new ArrayList<>();
         Set<String> fields = new TreeSet<>();
-        for (JsonElement e : array) {
-            JsonObject c = e.getAsJsonObject();
-            String name = text(c, "container");
-            int listed = 0;
-            if (c.get("threads") instanceof JsonArray ts) {
-                for (JsonElement te : ts) {
-                    JsonObject t = te.getAsJsonObject();
-                    fields.addAll(t.keySet());
-                    List<String> stack = new ArrayList<>();
-                    if (t.get("stack") instanceof JsonArray frames) {
-                        for (JsonElement f : frames) stack.add(f.isJsonNull() ? "" : f.getAsString());
-                    }
-                    boolean virtual = t.get("virtual") != null && t.get("virtual").isJsonPrimitive()
-                            && t.get("virtual").getAsBoolean();
-                    threads.add(new Dumped(text(t, "tid"), text(t, "name"), name, text(t, "state"), virtual,
-                            t.has("carrier"), stack));
-                    listed++;
-                }
+        for (DumpedContainer c : dump.threadContainers()) {
+            if (c == null) continue;
+            List<DumpedThread> ts = c.threads() == null ? List.of() : c.threads();
+            for (DumpedThread t : ts) {
+                if (t.tid() != null) fields.add("tid");
+                if (t.name() != null) fields.add("name");
+                if (t.state() != null) fields.add("state");
+                if (t.virtual() != null) fields.add("virtual");
+                if (t.carrier() != null) fields.add("carrier");
+                if (t.stack() != null) fields.add("stack");
+                List<String> stack = new ArrayList<>();
+                if (t.stack() != null) for (String f : t.stack()) stack.add(f == null ? "" : f);
+                threads.add(new Dumped(t.tid(), t.name(), c.container(), t.state(), Boolean.TRUE.equals(t.virtual()),
+                        t.carrier() != null, stack));
             }
-            containers.add(new Container(name, text(c, "parent"), text(c, "owner"), number(text(c, "threadCount")),
-                    listed));
+            containers.add(new Container(c.container(), c.parent(), c.owner(), number(c.threadCount()), ts.size()));
         }
-        return new Parsed(dump, threads, containers, fields, (System.nanoTime() - t0) / 1e6);
+        return new Parsed(dump.time(), dump.runtimeVersion(), topFields, threads, containers, fields,
+                (System.nanoTime() - t0) / 1e6);
     }
 
     /**
@@ -439,11 +451,6 @@ public final class ThreadDump {
             if (f.contains(".park(") || f.contains("java.lang.Object.wait")) return "WAITING";
         }
         return "RUNNING_OR_BLOCKED";
-    }
-
-    static String text(JsonObject o, String field) {
-        JsonElement e = o.get(field);
-        return e == null || e.isJsonNull() ? null : e.isJsonPrimitive() ? e.getAsString() : e.toString();
     }
 
     /** "threadCount" and the like are strings in the dump ("9"); null when absent or not a number. */
@@ -513,7 +520,7 @@ public final class ThreadDump {
             // The dumped JVM wrote the file from its "time" to the file's last change: the dump's cost, without jcmd.
             double writeMs = Double.NaN;
             try {
-                Instant began = Instant.parse(text(p.root(), "time"));
+                Instant began = Instant.parse(p.time());
                 Instant written = Files.getLastModifiedTime(dump.out()).toInstant();
                 writeMs = round(Duration.between(began, written).toNanos() / 1e6, 1);
             } catch (RuntimeException e) {
@@ -575,7 +582,7 @@ public final class ThreadDump {
                     "jcmd <pid> Thread.dump_to_file -format=json <file>", listedTotal, inOwn, missing, dumped,
                     virtualField ? flaggedTotal : Double.NaN, virtualField ? otherVirtual : null, dumpBytes,
                     dumped == 0 ? 0 : dumpBytes / dumped, round(dump.ms(), 1), writeMs, round(p.ms(), 1),
-                    text(p.root(), "runtimeVersion"), new ArrayList<>(p.root().keySet()),
+                    p.runtimeVersion(), new ArrayList<>(p.topFields()),
                     new ArrayList<>(p.threadFields()), stateField, stateField ? "the dump's \"state\" field"
                     : "derived from the top frames (the dump has no \"state\" before JDK 25)", rows, p.containers(),
                     js, jstackNames.size(), jstackOurs, carriers.size(), null, null);

@@ -92,7 +92,7 @@ public final class Charts {
     private static final Color BLUE = new Color(0x1f77b4);
     private static final Color GREY = new Color(0x9a9a9a);
     private static final Color ORANGE = new Color(0xff7f0e);
-    // Dark, and not a grey: anti-aliased black text makes greys, so tests can tell whiskers from text.
+    // Dark, and not a grey: anti-aliased black text makes greys, so a whisker's pixels can be told from text's.
     static final Color ERROR_BAR = new Color(0x222233);
     static final Color REFERENCE = new Color(0x555555);
     static final Color[] PALETTE = {BLUE, ORANGE, new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd),
@@ -656,7 +656,7 @@ public final class Charts {
 
     /**
      * Says that {@code axis} ("x" or "y") of {@code chart} counts categories (lanes, carriers), not a quantity: the
-     * page test then wants whole numbers on its ticks.
+     * page's record then asks for whole numbers on its ticks.
      */
     public static void markCategorical(Chart<?, ?> chart, String axis) {
         chart.addAnnotation(new ChartReading.Categorical(axis));
@@ -1098,7 +1098,7 @@ public final class Charts {
     /**
      * value ± error as a whisker with caps, centred on bar {@code i} of series {@code seriesIndex}. The
      * bar positions follow XChart 3.8.8's PlotContent_Category_Bar for side-by-side (not stacked, not
-     * overlapped) bars; ChartsTest checks that the whiskers land on the bars.
+     * overlapped) bars, so each whisker lands on its bar.
      */
     static final class ErrorBars extends OnBarAxis {
         private final int seriesIndex;
@@ -1132,7 +1132,7 @@ public final class Charts {
             whiskers.clear();
             g.setColor(ERROR_BAR);
             g.setStroke(new BasicStroke(2f));
-            // Straight lines need no anti-aliasing, and without it they are exactly ERROR_BAR (which the tests look for).
+            // Straight lines need no anti-aliasing, and without it they are exactly ERROR_BAR, a colour nothing else draws.
             RenderingHints saved = g.getRenderingHints();
             g.setRenderingHint(RenderingHints.KEY_ANTIALIASING, RenderingHints.VALUE_ANTIALIAS_OFF);
             for (int i = 0; i < values.size(); i++) {

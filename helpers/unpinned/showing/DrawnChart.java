@@ -13,8 +13,8 @@ import java.util.Map;
  * A chart image that remembers what was drawn on it: its title, each series it declares with the number of
  * finite points it holds, and what did not fit (a legend or label cut off by the image's edge). It is a
  * {@link BufferedImage}, so it saves and shows like one; in the notebook kernel {@link Show} renders it with that
- * record in the output's metadata, where the page test reads it (a chart whose series holds no point is a blank
- * chart, whatever the PNG looks like). The record also holds what the page test judges legibility by: each axis's
+ * record in the output's metadata, where it can be read back from the page (a chart whose series holds no point is a blank
+ * chart, whatever the PNG looks like). The record also holds what legibility is judged by: each axis's
  * labelled ticks ({@link Axis}), the boxes of the texts drawn inside the plot and of the bars and lines they must
  * not cover ({@link Box}), the points of a series that a later series covers, the values of a series labelled
  * "published" that are no published figure, and the texts the chart's font cannot draw.
@@ -42,7 +42,7 @@ public final class DrawnChart extends BufferedImage {
      */
     public record Box(String kind, String text, double x, double y, double w, double h, String owner) {}
 
-    /** What the page test reads beyond the series: see {@link DrawnChart}. */
+    /** What the record holds beyond the series: see {@link DrawnChart}. */
     record Legibility(List<Axis> axes, List<Box> boxes, Map<String, Integer> hidden, Map<String, List<String>> unsourced,
                       List<String> undrawable) {
         static final Legibility NONE = new Legibility(List.of(), List.of(), Map.of(), Map.of(), List.of());
