@@ -165,8 +165,9 @@ def judged_line(total) -> str:
 
 
 def structure_line() -> str:
-    """The code's shape (tools/structure.py, which tools/course.py structure prints too): snippet sizes, the largest
-    rendered method, JSON unpacking left in notebook cells, helper packages. Read from the files, so always there."""
+    """The code's shape (tools/structure.py, which tools/course.py structure prints too): helper packages and the
+    largest helper, snippet sizes, where their code under study starts, //SOURCES, ProcessBuilder sites, README
+    length. Read from the files, so always there."""
     if str(HOME / "tools") not in sys.path:
         sys.path.insert(0, str(HOME / "tools"))
     try:

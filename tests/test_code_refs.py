@@ -1,6 +1,7 @@
 """Static: every declaration a notebook renders with Code.* (helpers/unpinned/showing/Code.java) exists, found as Code finds
 it, without running the notebook (tools/code_refs.py); each one's line count is reported."""
 import json
+import re
 import sys
 
 import pytest
@@ -70,7 +71,7 @@ def test_a_reference_to_a_missing_method_or_file_fails(tmp_path, cell, says):
     assert found == [] and len(problems) == 1 and says in problems[0], problems
 
 
-def test_the_structure_line_counts_snippets_rendered_methods_json_unpacking_and_helper_packages(tmp_path):
+def test_the_structure_line_has_the_issue_s_shape_then_rendered_methods_and_json_unpacking(tmp_path):
     import subprocess
     import structure
     (tmp_path / "snippets").mkdir()
@@ -82,14 +83,14 @@ def test_the_structure_line_counts_snippets_rendered_methods_json_unpacking_and_
               'Code.show("snippets/S02_B.java", "static void a(");',
               'var o = r.getAsJsonObject("x"); int n = o.get("n").getAsInt(); JsonArray a = o.getAsJsonArray("a");')
     assert structure.line(tmp_path) == (
-        "structure: snippets median 20 lines, largest S02_B.java 30; largest rendered method S02_B.java"
+        "structure: 1 packages, largest helper file H.java 1 lines, snippet median 20 lines, no code under study,"
+        " //SOURCES per snippet 0 (max), ProcessBuilder sites 0, no README; largest rendered method S02_B.java"
         " `static void a` 29 lines; JSON unpacking in notebook code cells 5 (getAsJsonObject 1, getAs* 2, JsonArray 1,"
-        ' .get(" 1) [counted: getAsJsonObject, getAs*, JsonObject, JsonArray, .get("]; helper packages: unpinned (flat)')
-    (tmp_path / "helpers" / "unpinned" / "pinning").mkdir()
-    (tmp_path / "helpers" / "unpinned" / "pinning" / "P.java").write_text("class P {}\n")
-    assert structure.line(tmp_path).endswith("helper packages: unpinned, unpinned.pinning")
-    (tmp_path / "README.md").write_text("# Title\n\ntext\n")
-    assert structure.line(tmp_path).endswith("helper packages: unpinned, unpinned.pinning; README 3 lines")
+        ' .get(" 1) [counted: getAsJsonObject, getAs*, JsonObject, JsonArray, .get("]')
+    shape = re.compile(r"structure: \d+ packages, largest helper file \S+\.java \d+ lines, snippet median \d+ lines,"
+                       r" code under study at line \d+ \(median\), //SOURCES per snippet \d+ \(max\),"
+                       r" ProcessBuilder sites \d+, README \d+ lines; ")
+    assert shape.match(structure.line()), structure.line()
     run = subprocess.run([sys.executable, str(HOME / "tools" / "course.py"), "structure"], capture_output=True,
                          text=True, timeout=60)
     assert run.returncode == 0 and run.stdout == structure.line() + "\n", run.stdout + run.stderr

@@ -331,3 +331,40 @@ def test_every_figure_a_notebook_shows_is_drawn_and_inlined_in_the_book():
     assert page.startswith("![the queues](data:image/svg+xml;base64,") and "figures/" not in page
     with pytest.raises(book_text.BookError, match="not in notebooks/figures"):
         book_text.inline_figures("![gone](figures/no-such-figure.svg)")
+
+
+def test_the_structure_line_s_figures_are_computed_from_the_tree(tmp_path):
+    """A tiny tree whose every figure is known: two packages, a 7-line largest helper, snippets of 9, 15 and 20 lines
+    whose public classes' first members sit at lines 5, 11 and 7, //SOURCES 2 at most, three ProcessBuilder sites,
+    a 4-line README."""
+    import sys
+    sys.path.insert(0, str(HOME / "tools"))
+    import structure
+    unpinned = tmp_path / "helpers" / "unpinned"
+    (unpinned / "core").mkdir(parents=True)
+    (unpinned / "running").mkdir()
+    (unpinned / "core" / "Small.java").write_text("package unpinned.core;\nclass Small {}\n")
+    (unpinned / "running" / "Big.java").write_text(
+        "package unpinned.running;\nclass Big {\n    Process a = new ProcessBuilder().start();\n"
+        "    Process b = new ProcessBuilder().start();\n\n\n}\n")
+    snippets = tmp_path / "snippets"
+    snippets.mkdir()
+    (snippets / "S01_A.java").write_text(  # first member at line 5, 9 lines
+        "//SOURCES ../helpers/unpinned/core/Small.java\npackage unpinned.snippets;\n\npublic class S01_A {\n"
+        "    static int x;\n\n    public static void main(String[] a) {\n    }\n}\n")
+    (snippets / "S02_B.java").write_text(  # brace on the header's second line, a javadoc skipped: line 11, 15 lines
+        "//SOURCES ../helpers/unpinned/core/Small.java\n//SOURCES ../helpers/unpinned/running/Big.java\n"
+        "package unpinned.snippets;\n\npublic final class S02_B\n        implements Runnable {\n"
+        "    /**\n     * Why.\n     */\n\n    @Override\n    public void run() {\n        new ProcessBuilder();\n"
+        "    }\n}\n")
+    (snippets / "S03_C.java").write_text(  # a record, a line comment skipped: line 7, 20 lines
+        "package unpinned.snippets;\n\nimport java.util.List;\n\npublic record S03_C(int n) {\n    // why\n"
+        "    static List<Integer> xs = List.of();\n" + "\n" * 12 + "}\n")
+    (tmp_path / "README.md").write_text("# T\n\na\nb\n")
+    texts = {p.name: p.read_text() for p in snippets.glob("*.java")}
+    assert {n: len(t.splitlines()) for n, t in texts.items()} == {"S01_A.java": 9, "S02_B.java": 15, "S03_C.java": 20}
+    assert {n: structure.first_member_line(t) for n, t in texts.items()} == {
+        "S01_A.java": 5, "S02_B.java": 11, "S03_C.java": 7}
+    assert structure.line(tmp_path).startswith(
+        "structure: 2 packages, largest helper file Big.java 7 lines, snippet median 15 lines, code under study at"
+        " line 7 (median), //SOURCES per snippet 2 (max), ProcessBuilder sites 3, README 4 lines; ")
