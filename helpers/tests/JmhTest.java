@@ -108,7 +108,7 @@ public class JmhTest {
             Thread.sleep(200);
             List<ProcessHandle> tree = p.descendants().toList();
             assertTrue(!tree.isEmpty(), "the shell should have children");
-            ChildRun.destroyTree(p);
+            Processes.destroyTree(p);
             assertTrue(!p.isAlive());
             for (ProcessHandle h : tree) assertTrue(!h.isAlive(), "descendant " + h.pid() + " survived");
         } finally {

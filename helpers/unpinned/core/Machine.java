@@ -1,7 +1,6 @@
 //SOURCES Profile.java
 package unpinned.core;
 
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -13,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a result must carry to mean anything: the JDK, cores, CPU, cgroup CPU limit, OS, memory, JVM flags
@@ -79,7 +77,7 @@ public final class Machine {
 
     // ---- CPU model ----------------------------------------------------------------------------------------
 
-    /** Read once: the CPU does not change during a run, and /proc/cpuinfo or sysctl is not free. */
+    /** Read once: the CPU does not change during a run, and /proc/cpuinfo is not free. */
     private static final class CpuModel {
         static final String VALUE = cpuModel();
     }
@@ -91,9 +89,8 @@ public final class Machine {
                 String text = readOrNull(Path.of("/proc/cpuinfo"));
                 return text == null ? UNKNOWN : cpuModelFromCpuinfo(text);
             }
-            if (os.startsWith("mac")) {
-                return oneLineOrUnknown(command(2, "sysctl", "-n", "machdep.cpu.brand_string"));
-            }
+            // macOS keeps the model behind sysctl, a process; core starts none (Processes is in running, a layer up),
+            // and a machine record is fine with "unknown" there.
         } catch (Exception | LinkageError e) {
             // fall through: a machine record must never fail
         }
@@ -115,31 +112,6 @@ public final class Machine {
             }
         }
         return UNKNOWN;
-    }
-
-    /** The command's standard output, or null if it fails, exits non-zero or takes longer than the timeout. */
-    private static String command(int timeoutSeconds, String... command) {
-        Process p = null;
-        try {
-            p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            p.getOutputStream().close();
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS) || p.exitValue() != 0) return null;
-            // The output is one short line, well under a pipe's buffer, so reading after the exit cannot block.
-            try (InputStream in = p.getInputStream()) {
-                return new String(in.readNBytes(4096), StandardCharsets.UTF_8);
-            }
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) Thread.currentThread().interrupt();
-            return null;
-        } finally {
-            if (p != null && p.isAlive()) p.destroyForcibly();
-        }
-    }
-
-    private static String oneLineOrUnknown(String text) {
-        if (text == null) return UNKNOWN;
-        String s = text.replaceAll("\\s+", " ").strip();
-        return s.isEmpty() ? UNKNOWN : s;
     }
 
     // ---- cgroup CPU limit ---------------------------------------------------------------------------------

@@ -2,20 +2,20 @@
 //DEPS io.projectreactor.tools:blockhound:1.0.17.RELEASE
 //SOURCES ../core/Course.java
 //SOURCES ../running/Jdks.java
+//SOURCES ../running/Processes.java
 //SOURCES ../core/Profile.java
 package unpinned.course;
 
 import unpinned.core.Course;
 import unpinned.core.Profile;
 import unpinned.running.Jdks;
+import unpinned.running.Processes;
 
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -27,7 +27,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -203,27 +202,16 @@ public final class CodeExercises {
         var verdict = new AtomicReference<String>();
         var began = new AtomicLong();   // System.nanoTime() when the check printed its title; 0 before
         try {
-            ProcessBuilder builder = Profile.tiedToThisJvm(new ProcessBuilder(command)).directory(home.toFile())
-                    .redirectErrorStream(true);
-            builder.environment().put(TOKEN_ENV, token);
-            p = builder.start();
-            p.getOutputStream().close();
-            Process started = p;
-            CompletableFuture<Void> pump = CompletableFuture.runAsync(() -> {
-                try (var in = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = in.readLine()) != null; ) {
-                        if (line.startsWith(VERDICT_MARK + token + " ")) {
-                            verdict.set(line.substring(VERDICT_MARK.length() + token.length() + 1).strip());
-                            continue;
-                        }
-                        if (began.get() == 0 && line.equals(title)) began.set(System.nanoTime());
-                        if (began.get() != 0) cell.println(line);
-                        else if (!line.startsWith("[jbang]") && !line.isBlank()) before.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process ended
+            p = Processes.of(command).directory(home).tied().mergeErrors().env(TOKEN_ENV, token).noInput().start();
+            Thread pump = Processes.pump(p, "check-output-" + e.id(), line -> {
+                if (line.startsWith(VERDICT_MARK + token + " ")) {
+                    verdict.set(line.substring(VERDICT_MARK.length() + token.length() + 1).strip());
+                    return;
                 }
-            }, Executors.newVirtualThreadPerTaskExecutor());
+                if (began.get() == 0 && line.equals(title)) began.set(System.nanoTime());
+                if (began.get() != 0) cell.println(line);
+                else if (!line.startsWith("[jbang]") && !line.isBlank()) before.add(line);
+            });
             long start = System.nanoTime();
             while (!p.waitFor(200, TimeUnit.MILLISECONDS)) {
                 long checking = began.get();
@@ -233,7 +221,7 @@ public final class CodeExercises {
                 if (waited > allowed.toNanos()) {
                     String running = running(p);
                     destroy(p);
-                    pump.get(10, TimeUnit.SECONDS);
+                    pump.join(TimeUnit.SECONDS.toMillis(10));
                     System.out.println("✘ " + (building ? "no check began within " + BUILD_TIMEOUT.toMinutes()
                             + " minutes of building " + ref : "the check did not end within its limit of "
                             + e.limit().toSeconds() + " s") + "; stopped " + running);
@@ -241,7 +229,7 @@ public final class CodeExercises {
                     return false;
                 }
             }
-            pump.get(10, TimeUnit.SECONDS);
+            pump.join(TimeUnit.SECONDS.toMillis(10));
             int exit = p.exitValue();
             if (verdict.get() != null) {
                 if (began.get() == 0) before.forEach(System.out::println);   // another exercise's check
@@ -263,8 +251,6 @@ public final class CodeExercises {
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             System.out.println(e.id() + ": stopped");
-            return false;
-        } catch (ExecutionException | TimeoutException ex) {
             return false;
         } finally {
             destroy(p);
@@ -620,21 +606,13 @@ public final class CodeExercises {
         command.addAll(List.of(args));
         Process p = null;
         try {
-            p = Profile.tiedToThisJvm(new ProcessBuilder(command)).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            Process started = p;
-            CompletableFuture<List<String>> read = CompletableFuture.supplyAsync(() -> {
-                List<String> lines = new ArrayList<>();
-                try (var in = new BufferedReader(new InputStreamReader(started.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line; (line = in.readLine()) != null; ) lines.add(line);
-                } catch (IOException | UncheckedIOException e) {
-                    // it ended
-                }
-                return lines;
-            }, Executors.newVirtualThreadPerTaskExecutor());
+            List<String> lines = new CopyOnWriteArrayList<>();
+            p = Processes.of(command).tied().mergeErrors().noInput().start();
+            Thread read = Processes.pump(p, "check-child-output", lines::add);
             boolean ended = p.waitFor(deadline.plusSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
             if (!ended) destroy(p);
-            List<String> lines = read.get(10, TimeUnit.SECONDS);
+            read.join(TimeUnit.SECONDS.toMillis(10));
+            if (read.isAlive()) throw new IllegalStateException("cannot read the child JVM's output: it did not end");
             for (String line : lines) {
                 if (line.startsWith("leftRunning=")) LEFT_BY_CHILDREN.add(line.substring("leftRunning=".length()));
             }
@@ -645,8 +623,6 @@ public final class CodeExercises {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted; the child JVM was stopped", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot read the child JVM's output: " + e, e);
         } finally {
             destroy(p);
         }
@@ -683,17 +659,10 @@ public final class CodeExercises {
     static final List<String> ONE_CARRIER = List.of("-Djdk.virtualThreadScheduler.parallelism=1",
             "-Djdk.virtualThreadScheduler.maxPoolSize=1");
 
+    /** A check that overran is killed outright, with what it started: no grace to wait for. */
     private static void destroy(Process p) {
         if (p == null || !p.isAlive()) return;
-        List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
-        Collections.reverse(tree);
-        tree.forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            p.waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Processes.destroyTree(p, Duration.ZERO);
     }
 
     /**

@@ -9,6 +9,7 @@
 //SOURCES ../core/RunGuard.java
 //SOURCES ../core/Show.java
 //SOURCES ../showing/Tables.java
+//SOURCES ../running/Processes.java
 package unpinned.course;
 
 import unpinned.core.Course;
@@ -19,6 +20,7 @@ import unpinned.core.Results;
 import unpinned.core.RunGuard;
 import unpinned.core.Show;
 import unpinned.running.Jdks;
+import unpinned.running.Processes;
 import unpinned.showing.Charts;
 import unpinned.showing.DrawnChart;
 import unpinned.showing.Tables;
@@ -33,6 +35,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -521,14 +524,10 @@ public final class Seminar {
         long start = System.nanoTime();
         List<String> failed = new ArrayList<>();
         for (String snippet : LIVE_SNIPPETS) {
-            Process p = Profile.tiedToThisJvm(new ProcessBuilder(Course.jbang().toString(), "build",
+            Processes.Ended p = Processes.of(Course.jbang().toString(), "build",
                     Course.home().resolve("snippets").resolve(snippet).toString())
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)).start();
-            try {
-                if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) failed.add(snippet);
-            } finally {
-                p.destroyForcibly();
-            }
+                    .tied().mergeErrors().discardOutput().run(Duration.ofMinutes(10));
+            if (p.timedOut() || p.exit() != 0) failed.add(snippet);
         }
         double s = (System.nanoTime() - start) / 1e9;
         return new Check("live snippets built", failed.isEmpty(), String.format(Locale.ROOT, "%d of %d built or found built in %.0f s",

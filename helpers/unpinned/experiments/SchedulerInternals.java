@@ -1,9 +1,11 @@
 //SOURCES ../core/Experiment.java
 //SOURCES ../core/Measurement.java
+//SOURCES ../running/Processes.java
 package unpinned.experiments;
 
 import unpinned.core.Experiment;
 import unpinned.core.Measurement;
+import unpinned.running.Processes;
 
 import com.google.gson.annotations.SerializedName;
 
@@ -233,16 +235,20 @@ public final class SchedulerInternals {
         }
     }
 
+    private static final java.time.Duration MKFIFO_TIMEOUT = java.time.Duration.ofSeconds(30);
+
     /** Makes a FIFO (named pipe) with the mkfifo command (Linux, macOS); fails in one line where it can't. */
     public static java.nio.file.Path mkfifo(java.nio.file.Path fifo) throws IOException, InterruptedException {
-        Process p;
+        StringBuilder said = new StringBuilder();
+        Processes.Ended p;
         try {
-            p = new ProcessBuilder("mkfifo", fifo.toString()).redirectErrorStream(true).start();
+            p = Processes.of("mkfifo", fifo.toString()).mergeErrors().lines(line -> said.append(line).append('\n'))
+                    .run(MKFIFO_TIMEOUT);
         } catch (IOException e) {
             throw new Experiment.RunFailed("the file-read case needs the mkfifo command (Linux, macOS): " + e.getMessage());
         }
-        String said = new String(p.getInputStream().readAllBytes()).strip();
-        if (p.waitFor() != 0) throw new Experiment.RunFailed("mkfifo " + fifo + " failed: " + said);
+        if (p.timedOut()) throw new Experiment.RunFailed("mkfifo " + fifo + " gave no answer in " + MKFIFO_TIMEOUT.toSeconds() + " s");
+        if (p.exit() != 0) throw new Experiment.RunFailed("mkfifo " + fifo + " failed: " + said.toString().strip());
         return fifo;
     }
 

@@ -1,12 +1,14 @@
 //SOURCES ../workloads/Carriers.java
 //SOURCES ../core/Experiment.java
 //SOURCES ../running/Jfr.java
+//SOURCES ../running/Processes.java
 package unpinned.experiments;
 
 import unpinned.workloads.Carriers;
 
 import unpinned.core.Experiment;
 import unpinned.running.Jfr;
+import unpinned.running.Processes;
 
 import jdk.jfr.EventSettings;
 import jdk.jfr.EventType;
@@ -131,16 +133,13 @@ public final class VirtualThreadEvents {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", windows ? "jcmd.exe" : "jcmd");
         if (!Files.isExecutable(jcmd)) return new SchedulerDump(null, "no jcmd at " + jcmd + " (a JRE?)");
         Path out = null;
-        Process p = null;
         try {
             out = Files.createTempFile("s13-jcmd-", ".txt");
-            ProcessBuilder pb = new ProcessBuilder(jcmd.toString(), Long.toString(ProcessHandle.current().pid()),
-                    "Thread.vthread_scheduler").redirectErrorStream(true).redirectOutput(out.toFile());
             // jcmd is a JVM too: options meant for this one would only add "Picked up ..." lines to its answer.
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
-            pb.environment().remove("JDK_JAVA_OPTIONS");
-            p = pb.start();
-            if (!p.waitFor(JCMD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            Processes.Ended p = Processes.of(jcmd.toString(), Long.toString(ProcessHandle.current().pid()),
+                    "Thread.vthread_scheduler").mergeErrors().outputTo(out)
+                    .unsetEnv("JAVA_TOOL_OPTIONS").unsetEnv("JDK_JAVA_OPTIONS").run(JCMD_TIMEOUT);
+            if (p.timedOut()) {
                 return new SchedulerDump(null, "jcmd gave no answer in " + JCMD_TIMEOUT.toSeconds() + " s");
             }
             String text = Files.readString(out, StandardCharsets.UTF_8).strip();
@@ -148,15 +147,14 @@ public final class VirtualThreadEvents {
             List<String> lines = text.lines().toList();
             int at = lines.indexOf(ProcessHandle.current().pid() + ":");
             if (at >= 0) text = String.join("\n", lines.subList(at + 1, lines.size())).strip();
-            if (p.exitValue() != 0) {
-                return new SchedulerDump(null, "jcmd exited with " + p.exitValue() + ": " + text.lines().findFirst()
+            if (p.exit() != 0) {
+                return new SchedulerDump(null, "jcmd exited with " + p.exit() + ": " + text.lines().findFirst()
                         .orElse(""));
             }
             return new SchedulerDump(text, null);
         } catch (IOException e) {
             return new SchedulerDump(null, "cannot run " + jcmd + ": " + e.getMessage());
         } finally {
-            if (p != null && p.isAlive()) p.destroyForcibly();
             Jfr.deleteQuietly(out);
         }
     }

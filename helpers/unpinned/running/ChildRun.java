@@ -6,6 +6,7 @@
 //SOURCES ../core/Results.java
 //SOURCES ../core/RunGuard.java
 //SOURCES ../core/Show.java
+//SOURCES Processes.java
 package unpinned.running;
 
 import unpinned.core.Busy;
@@ -36,7 +37,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.Deque;
 import java.util.List;
 import java.util.Locale;
@@ -112,8 +112,7 @@ public final class ChildRun implements AutoCloseable {
             writer = Files.newBufferedWriter(log, StandardCharsets.UTF_8);
             writer.write("$ " + String.join(" ", command) + "\n");
             // tied: the child ends itself when this JVM is gone, even by SIGKILL (Profile.announceOrExit watches)
-            this.process = Profile.tiedToThisJvm(new ProcessBuilder(command)).directory(dir.toFile())
-                    .redirectErrorStream(true).start();
+            this.process = Processes.of(command).directory(dir).tied().mergeErrors().start();
         } catch (IOException e) {
             if (writer != null) {
                 try {
@@ -292,11 +291,11 @@ public final class ChildRun implements AutoCloseable {
     public void stop(Duration grace) {
         boolean interrupted = false;
         try {
-            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) destroyTree(process);
+            if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) Processes.destroyTree(process);
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
-            if (process.isAlive()) destroyTree(process);
+            if (process.isAlive()) Processes.destroyTree(process);
             try {
                 pump.join(TimeUnit.SECONDS.toMillis(2));
             } catch (InterruptedException e) {
@@ -319,7 +318,7 @@ public final class ChildRun implements AutoCloseable {
     public void close() {
         if (process.isAlive()) {
             progress.finish(); // before the wait for the child to die: see cancelled()
-            destroyTree(process);
+            Processes.destroyTree(process);
         }
         try {
             pump.join(TimeUnit.SECONDS.toMillis(2));
@@ -339,7 +338,7 @@ public final class ChildRun implements AutoCloseable {
         // after that answer stays on the page
         progress.finish();
         RunGuard.halt(label);
-        destroyTree(process);
+        Processes.destroyTree(process);
         Thread.currentThread().interrupt();
         CancellationException c = new CancellationException(label + " interrupted; the child process and its"
                 + " descendants were killed (partial output: " + log + ")");
@@ -509,29 +508,6 @@ public final class ChildRun implements AutoCloseable {
         } catch (IOException e) {
             return "(none)";
         }
-    }
-
-    /** Kills the process and every descendant (JBang's JVM, JMH's forks), listed before any dies. */
-    static void destroyTree(Process process) {
-        if (process == null) return;
-        List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-        Collections.reverse(tree);
-        tree.add(process.toHandle());
-        tree.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        boolean interrupted = Thread.interrupted();
-        for (ProcessHandle h : tree) {
-            try {
-                long left = deadline - System.nanoTime();
-                if (left > 0) h.onExit().get(left, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (Exception e) {
-                // timed out or failed: forced below
-            }
-        }
-        tree.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
-        if (interrupted) Thread.currentThread().interrupt();
     }
 
     @Override

@@ -1,15 +1,14 @@
 //SOURCES ChildRun.java
+//SOURCES Processes.java
 //SOURCES ../core/Cli.java
 //SOURCES ../core/Course.java
 //SOURCES ../core/Json.java
-//SOURCES ../core/Profile.java
 //SOURCES ../core/RunGuard.java
 package unpinned.running;
 
 import unpinned.core.Cli;
 import unpinned.core.Course;
 import unpinned.core.Json;
-import unpinned.core.Profile;
 import unpinned.core.RunGuard;
 
 import com.google.gson.JsonArray;
@@ -498,9 +497,9 @@ public final class Jdks {
         if (wanted.feature() == Runtime.version().feature()) return split.rest().toArray(String[]::new);
         Process child = null;
         try {
-            child = Profile.tiedToThisJvm(new ProcessBuilder(commandOn(wanted, snippet, split.rest()))).inheritIO().start();
+            child = Processes.of(commandOn(wanted, snippet, split.rest())).tied().inheritIO().start();
             Process started = child;
-            Thread killer = new Thread(() -> ChildRun.destroyTree(started), name + "-child-killer");
+            Thread killer = new Thread(() -> Processes.destroyTree(started), name + "-child-killer");
             Runtime.getRuntime().addShutdownHook(killer);
             int exit = child.waitFor();
             System.exit(exit);
@@ -510,7 +509,7 @@ public final class Jdks {
             System.err.println(name + ": cannot start " + wanted.java() + ": " + e.getMessage());
             System.exit(1);
         } catch (InterruptedException e) {
-            ChildRun.destroyTree(child);
+            Processes.destroyTree(child);
             System.err.println(name + ": interrupted; the " + wanted.label() + " run was stopped");
             System.exit(1);
         }
@@ -627,10 +626,9 @@ public final class Jdks {
         try {
             out = Files.createTempFile("unpinned-jdks-", ".out");
             err = Files.createTempFile("unpinned-jdks-", ".err");
-            p = new ProcessBuilder(command).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-            p.getOutputStream().close();
+            p = Processes.of(command).directory(dir).outputTo(out).errorsTo(err).noInput().start();
             if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                ChildRun.destroyTree(p);
+                Processes.destroyTree(p);
                 throw new IllegalStateException(String.join(" ", command) + " gave no answer within " + timeout.toSeconds() + " s");
             }
             return new Output(p.exitValue(), new String(Files.readAllBytes(out), StandardCharsets.UTF_8),
@@ -638,13 +636,13 @@ public final class Jdks {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + command.get(0) + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
-            ChildRun.destroyTree(p);
+            Processes.destroyTree(p);
             Thread.currentThread().interrupt();
             CancellationException c = new CancellationException(String.join(" ", command) + " interrupted; it was killed");
             c.initCause(e);
             throw c;
         } finally {
-            if (p != null && p.isAlive()) ChildRun.destroyTree(p);
+            if (p != null && p.isAlive()) Processes.destroyTree(p);
             delete(out);
             delete(err);
         }

@@ -3,6 +3,7 @@
 //SOURCES ../core/Profile.java
 //SOURCES ../core/Protocol.java
 //SOURCES ../core/Results.java
+//SOURCES Processes.java
 package unpinned.running;
 
 import unpinned.core.Json;
@@ -343,20 +344,12 @@ public final class ThreadDump {
 
     /** Runs {@code command} with its output (and errors) into {@code out}; times it; kills it after TOOL_TIMEOUT. */
     static Tool runTool(List<String> command, Path out, String name) throws InterruptedException, IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
-        // jcmd and jstack are JVMs too: options meant for this one would only add "Picked up ..." lines.
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
-        pb.environment().remove("JDK_JAVA_OPTIONS");
         long t0 = System.nanoTime();
-        Process p = pb.start();
-        try {
-            if (!p.waitFor(TOOL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException(name + " gave no answer in " + TOOL_TIMEOUT.toSeconds() + " s");
-            }
-            return new Tool(out, p.exitValue(), (System.nanoTime() - t0) / 1e6);
-        } finally {
-            if (p.isAlive()) p.destroyForcibly();
-        }
+        // jcmd and jstack are JVMs too: options meant for this one would only add "Picked up ..." lines.
+        Processes.Ended e = Processes.of(command).mergeErrors().outputTo(out)
+                .unsetEnv("JAVA_TOOL_OPTIONS").unsetEnv("JDK_JAVA_OPTIONS").run(TOOL_TIMEOUT);
+        if (e.timedOut()) throw new IllegalStateException(name + " gave no answer in " + TOOL_TIMEOUT.toSeconds() + " s");
+        return new Tool(out, e.exit(), (System.nanoTime() - t0) / 1e6);
     }
 
     static String firstLines(Path out) {
