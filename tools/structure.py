@@ -12,8 +12,9 @@ l   where the code under study starts: for each snippet, the line (1-based) of t
     neither blank nor a comment (a field, method, nested type, or the annotation that starts one); the median over
     the snippets that have such a class. A long header of imports and prose before it is what this figure exposes;
 s   the most //SOURCES lines one snippet declares;
-k   occurrences of `new ProcessBuilder` in helpers/unpinned and snippets (one is the goal: a single place starts
-    child processes);
+k   occurrences of `new ProcessBuilder` in helpers/unpinned (one is the goal: a single place, running/Processes,
+    starts and kills child processes); a snippet that studies a process itself (S28's pipe reads) is code under
+    study, not a runner, and is not counted;
 r   the README's length (the front door: detail goes to docs/).
 extras: the largest declaration a notebook renders (tools/code_refs.py) and the JSON unpacking left in notebook
 code cells, which a learner should not have to read."""
@@ -98,8 +99,7 @@ def sources_per_snippet(home: Path = HOME) -> dict[str, int]:
 
 
 def process_builder_sites(home: Path = HOME) -> int:
-    roots = [home / "helpers" / "unpinned", home / "snippets"]
-    return sum(p.read_text().count("new ProcessBuilder") for root in roots for p in root.rglob("*.java"))
+    return sum(p.read_text().count("new ProcessBuilder") for p in (home / "helpers" / "unpinned").rglob("*.java"))
 
 
 def helper_packages(home: Path = HOME) -> list[str]:

@@ -4,12 +4,12 @@
 //SOURCES ../running/Jdks.java
 //SOURCES ../core/Json.java
 //SOURCES ../core/Machine.java
+//SOURCES ../running/Processes.java
 //SOURCES ../core/Profile.java
 //SOURCES ../core/Results.java
 //SOURCES ../core/RunGuard.java
 //SOURCES ../core/Show.java
 //SOURCES ../showing/Tables.java
-//SOURCES ../running/Processes.java
 package unpinned.course;
 
 import unpinned.core.Course;

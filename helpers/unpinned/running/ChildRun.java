@@ -1,12 +1,12 @@
 //SOURCES ../core/Busy.java
 //SOURCES ../core/Course.java
 //SOURCES ../core/Json.java
+//SOURCES Processes.java
 //SOURCES ../core/Profile.java
 //SOURCES ../core/Protocol.java
 //SOURCES ../core/Results.java
 //SOURCES ../core/RunGuard.java
 //SOURCES ../core/Show.java
-//SOURCES Processes.java
 package unpinned.running;
 
 import unpinned.core.Busy;

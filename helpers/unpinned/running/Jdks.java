@@ -1,8 +1,8 @@
 //SOURCES ChildRun.java
-//SOURCES Processes.java
 //SOURCES ../core/Cli.java
 //SOURCES ../core/Course.java
 //SOURCES ../core/Json.java
+//SOURCES Processes.java
 //SOURCES ../core/RunGuard.java
 package unpinned.running;
 

@@ -1,9 +1,9 @@
 //SOURCES ../core/Json.java
 //SOURCES ../core/Measurement.java
+//SOURCES Processes.java
 //SOURCES ../core/Profile.java
 //SOURCES ../core/Protocol.java
 //SOURCES ../core/Results.java
-//SOURCES Processes.java
 package unpinned.running;
 
 import unpinned.core.Json;
