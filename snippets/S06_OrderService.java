@@ -20,7 +20,8 @@ package unpinned.snippets;
  */
 
 import com.sun.net.httpserver.HttpServer;
-import reactor.core.publisher.*;
+import reactor.core.publisher.Hooks;
+import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.resources.*;
 import unpinned.core.*;

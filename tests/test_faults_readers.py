@@ -87,7 +87,7 @@ def test_a_saved_judgement_of_another_shape_costs_its_claim_not_the_ledger(tmp_p
     ledger = json.loads(run.stdout[run.stdout.index("["):])
     broken = [c for c in ledger if c["id"] == "sem-10"]
     assert broken and broken[0]["verdict"] == "not run yet", broken
-    assert '"verdict"' in (broken[0]["because"] or ""), broken
+    assert "verdict" in (broken[0]["because"] or ""), broken   # names the field that is not what it should be
     assert len(ledger) > 1, "the other claims are still listed"
 
 

@@ -110,7 +110,8 @@ def swapped_copy(chapter: str, exercise: str) -> Path:
     anchor = "void check(String id, double right, String unit, double wrong, String slip) {\n"
     assert anchor in worked, "Worked.check changed its signature: update this copy"
     swap = f'if (id.equals("{exercise}")) {{ double t = right; right = wrong; wrong = t; }}\n'
-    (where / "Worked.java").write_text(worked.replace(anchor, anchor + swap))
+    # one folder deeper than solutions/: its //SOURCES ../helpers/... needs one more ../
+    (where / "Worked.java").write_text(worked.replace(anchor, anchor + swap).replace("//SOURCES ../", "//SOURCES ../../"))
     return where / f"Chapter{chapter}.java"
 
 
