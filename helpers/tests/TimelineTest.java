@@ -1,5 +1,10 @@
 package unpinned.experiments;
 
+import static unpinned.workloads.MountRecorderTest.RUN;
+import static unpinned.workloads.MountRecorderTest.SPAWNS;
+import static unpinned.workloads.MountRecorderTest.W1;
+import static unpinned.workloads.MountRecorderTest.W10;
+import static unpinned.workloads.MountRecorderTest.W2;
 import unpinned.core.BoundsTest;
 import unpinned.core.Json;
 import unpinned.showing.Charts;
@@ -31,25 +36,6 @@ import unpinned.workloads.MountRecorder.Segment;
 import unpinned.workloads.MountRecorder.Spawn;
 
 public class TimelineTest {
-    private static final String W1 = "ForkJoinPool-1-worker-1";
-    private static final String W2 = "ForkJoinPool-1-worker-2";
-    private static final String W10 = "ForkJoinPool-1-worker-10";
-    private static final int BLUE = 0x1f77b4; // Charts' first colour: the first key to appear
-    private static final int ORANGE = 0xff7f0e; // its second
-
-    /** A spawner on worker 1 starts four tasks; three run elsewhere. A hopper then runs on 1, 2, 2. */
-    private static final List<Segment> RUN = List.of(
-            new Segment("spawner", W1, 0, 100, "spawner"),
-            new Segment("task-0", W2, 10, 30, "task"),
-            new Segment("task-1", W2, 30, 50, "task"),
-            new Segment("task-3", W10, 20, 40, "task"),
-            new Segment("task-2", W1, 100, 120, "task"),
-            new Segment("h", W1, 130, 140, "hopper"),
-            new Segment("h", W2, 150, 160, "hopper"),
-            new Segment("h", W2, 170, 180, "hopper"));
-    private static final List<Spawn> SPAWNS = List.of(new Spawn("task-0", W1, 1), new Spawn("task-1", W1, 2),
-            new Spawn("task-2", W1, 3), new Spawn("task-3", W1, 4));
-
     @Test
     void analysisOfAHandMadeRun() {
         assertEquals(List.of(W1, W2, W10), MountRecorder.carriers(RUN), "worker order, not text order");
